@@ -1,0 +1,1 @@
+"""Local mirror of the `rote` hub organisation: repo folders, cards and the build targets."""

@@ -1,0 +1,135 @@
+"""Write one hub dataset repo (Parquet files + README card) into the local mirror.
+
+The mirror is a folder ``<root>/rote/<repo>/`` laid out exactly as it is uploaded, so that
+``load_dataset("rote/<repo>", config)`` resolves it from ``<root>`` as the working directory.
+Writes are atomic: the repo is assembled in a sibling temporary folder and swapped in with
+``os.replace``; an interrupted build leaves the previous repo (or nothing) behind.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import yaml
+
+if TYPE_CHECKING:  # pragma: no cover
+    import datasets
+
+ORG = "rote"
+
+
+def repo_dir(root: str | os.PathLike, repo: str) -> Path:
+    """The folder of hub repo ``rote/<repo>`` inside the mirror rooted at ``root``."""
+    if not repo or "/" in repo or repo.startswith("."):
+        raise ValueError(f"repo must be a plain repo name such as 'rote-seeds', got {repo!r}")
+    return Path(root) / ORG / repo
+
+
+@dataclass(frozen=True)
+class BuiltRepo:
+    """What a build wrote: the repo folder and the row count of every (config, split)."""
+
+    path: Path
+    rows: dict[str, dict[str, int]]
+
+    def summary(self) -> str:
+        parts = [
+            f"{config}: " + ", ".join(f"{split} {n}" for split, n in splits.items())
+            for config, splits in self.rows.items()
+        ]
+        return f"{self.path}  ({'; '.join(parts)})"
+
+
+def parquet_path(config: str, split: str) -> str:
+    """Relative path of a (config, split) Parquet file inside a dataset repo."""
+    return f"data/{config}/{split}-00000-of-00001.parquet"
+
+
+def card_yaml(
+    configs: Mapping[str, Mapping[str, "datasets.Dataset"]],
+    *,
+    default_config: str | None,
+    extra: Mapping[str, object] | None = None,
+) -> str:
+    """YAML front matter with ``configs:`` (data files) and ``dataset_info:`` (features)."""
+    import datasets
+
+    meta: dict[str, object] = dict(extra or {})
+    meta["configs"] = [
+        {
+            "config_name": name,
+            "data_files": [{"split": split, "path": parquet_path(name, split)} for split in splits],
+            **({"default": True} if name == default_config else {}),
+        }
+        for name, splits in configs.items()
+    ]
+    infos = []
+    for name, splits in configs.items():
+        first = next(iter(splits.values()))
+        info = datasets.DatasetInfo(features=first.features)._to_yaml_dict()
+        infos.append(
+            {
+                "config_name": name,
+                **info,
+                "splits": [{"name": split, "num_examples": len(ds)} for split, ds in splits.items()],
+            }
+        )
+    meta["dataset_info"] = infos
+    return yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=100)
+
+
+def write_dataset_repo(
+    root: str | os.PathLike,
+    repo: str,
+    configs: Mapping[str, Mapping[str, "datasets.Dataset"]],
+    card_body: str,
+    *,
+    default_config: str | None = None,
+    card_meta: Mapping[str, object] | None = None,
+) -> BuiltRepo:
+    """Write ``<root>/rote/<repo>/`` atomically: one Parquet file per (config, split) + README.md.
+
+    ``configs`` maps config name -> split name -> ``datasets.Dataset``. Identical inputs give
+    byte-identical files. ``card_body`` is the Markdown below the YAML front matter.
+    """
+    if not configs:
+        raise ValueError("configs must name at least one config")
+    if default_config is not None and default_config not in configs:
+        raise ValueError(f"default_config must be one of {sorted(configs)}, got {default_config!r}")
+    target = repo_dir(root, repo)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{repo}.", suffix=".tmp", dir=target.parent))
+    try:
+        rows: dict[str, dict[str, int]] = {}
+        for name, splits in configs.items():
+            rows[name] = {}
+            for split, ds in splits.items():
+                out = staging / parquet_path(name, split)
+                out.parent.mkdir(parents=True, exist_ok=True)
+                ds.to_parquet(str(out))
+                rows[name][split] = len(ds)
+        front = card_yaml(configs, default_config=default_config, extra=card_meta)
+        (staging / "README.md").write_text(f"---\n{front}---\n\n{card_body.strip()}\n", encoding="utf-8")
+        swap_in(staging, target)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return BuiltRepo(path=target, rows=rows)
+
+
+def swap_in(staging: Path, target: Path) -> None:
+    """Replace folder ``target`` with ``staging`` (same parent), never leaving a half-written repo."""
+    old = None
+    if target.exists():
+        old = target.with_name(f".{target.name}.old")
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(target, old)
+    os.replace(staging, target)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)

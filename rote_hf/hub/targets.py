@@ -1,0 +1,35 @@
+"""Registry of mirror build targets: ``rote-hf build <target> --root DIR``.
+
+Each entry maps a target name to ``"module:function"``; the function takes the mirror root
+(``Path``) and keyword ``progress: bool`` and returns a :class:`~rote_hf.hub.mirror.BuiltRepo`
+or a list of them. Imports are lazy so that the CLI starts fast. Adding a dataset or metric
+repo is adding one line here.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from typing import Callable
+
+BUILD_TARGETS: dict[str, str] = {
+    "rote-seeds": "rote_hf.hub.rote_seeds:build",
+}
+
+
+def resolve(target: str) -> Callable[..., object]:
+    """The build function of ``target``; ``ValueError`` naming the allowed targets otherwise."""
+    if target not in BUILD_TARGETS:
+        raise ValueError(f"target must be one of {sorted(BUILD_TARGETS)} or 'all', got {target!r}")
+    module, _, func = BUILD_TARGETS[target].partition(":")
+    return getattr(importlib.import_module(module), func)
+
+
+def build(target: str, root: Path, *, progress: bool = True) -> list:
+    """Build one target (or ``"all"``) into the mirror at ``root``; returns the BuiltRepo list."""
+    names = sorted(BUILD_TARGETS) if target == "all" else [target]
+    built: list = []
+    for name in names:
+        result = resolve(name)(Path(root), progress=progress)
+        built.extend(result if isinstance(result, list) else [result])
+    return built

@@ -1,0 +1,1 @@
+"""rote_hf.symbolic"""
