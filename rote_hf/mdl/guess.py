@@ -86,16 +86,21 @@ class Hypothesis:
         return seq[len(seq) - k :]
 
     def recurrence(self) -> str:
-        """A readable form, e.g. ``a(n+2) = a(n+1) + a(n)`` (sympy prints the polynomials)."""
+        """A readable form solved for the highest shift, e.g. ``a(n + 2) = a(n) + a(n + 1)``.
+
+        The operator is shown with its leading polynomial's top coefficient positive (the
+        stored primitive vector has its *first* entry positive instead).
+        """
         import sympy
 
         n = sympy.Symbol("n")
-        polys = [sum(c * n**j for j, c in enumerate(row)) for row in self.coeffs]
         a = sympy.Function("a")
-        lead = polys[-1]
-        rhs = -sum(sympy.factor(p) * a(n + i) for i, p in enumerate(polys[:-1]))
-        lhs = sympy.factor(lead) * a(n + self.order)
-        return f"{sympy.sstr(lhs)} = {sympy.sstr(sympy.expand(rhs) if lead == 1 else rhs)}"
+        top = next(c for c in reversed(self.coeffs[-1]) if c)
+        sign = 1 if top > 0 else -1
+        polys = [sign * sum(c * n**j for j, c in enumerate(row)) for row in self.coeffs]
+        lhs = sympy.factor(polys[-1]) * a(n + self.order)
+        rhs = sum(sympy.factor(-p) * a(n + i) for i, p in enumerate(polys[:-1]))
+        return f"{sympy.sstr(lhs)} = {sympy.sstr(rhs)}"
 
     def to_dict(self) -> dict:
         """Plain JSON-friendly form (coefficients as nested lists)."""
