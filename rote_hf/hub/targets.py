@@ -14,6 +14,7 @@ from typing import Callable
 
 BUILD_TARGETS: dict[str, str] = {
     "rote-seeds": "rote_hf.hub.rote_seeds:build",
+    "oeis-mdl": "rote_hf.hub.oeis_mdl:build",
 }
 
 

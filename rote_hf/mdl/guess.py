@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from math import gcd
 
 from rote_hf.mdl.codes import check_terms, int_len, literal_cost, nat_len
 from rote_hf.mdl.nullspace import get_backend
@@ -135,6 +136,22 @@ def window_rows(terms: Sequence[int], order: int, degree: int) -> list[list[int]
     return rows
 
 
+class WindowRows:
+    """Window rows of one sequence, built once per (r, d) and sliced for each prefix length."""
+
+    def __init__(self, terms: Sequence[int]):
+        self.terms = list(terms)
+        self._rows: dict[tuple[int, int], list[list[int]]] = {}
+
+    def rows(self, r: int, d: int, m: int) -> list[list[int]]:
+        """The rows of the prefix of length ``m`` (windows n = 0..m-r-1)."""
+        if m > len(self.terms):
+            raise ValueError(f"m must be <= {len(self.terms)}, got {m}")
+        if (r, d) not in self._rows:
+            self._rows[(r, d)] = window_rows(self.terms, r, d)
+        return self._rows[(r, d)][: m - r]
+
+
 def _lower_bound(bound: str, r: int, d: int) -> int:
     """Least possible L(H) of a pair under a bound rule (0 means: never skip)."""
     if bound == "sound":  # every coefficient and initial term costs at least 2 bits
@@ -156,6 +173,69 @@ def _validate(max_order: int, max_degree: int, slack: int, encoding: str, bound:
         raise ValueError(f"bound must be one of {list(BOUNDS)}, got {bound!r}")
 
 
+def _best_of_pair(
+    terms: Sequence[int], m: int, r: int, d: int, basis: list[tuple[int, ...]], best_cost: int | None, strict: bool
+) -> tuple[int, tuple[int, ...], list[int]] | None:
+    """The cheapest candidate of one pair strictly below ``best_cost``: (cost, vector, zeros).
+
+    Candidates are visited in free-column order and must be strictly cheaper than the best so
+    far, so ties go to the earlier free column. ``zeros`` are the windows n < m - r where the
+    leading polynomial vanishes (charged as singular terms, or rejected when ``strict``).
+    """
+    # l(r) + l(d) + initial terms: shared by every candidate of the pair
+    base = nat_len(r) + nat_len(d) + sum(2 * (abs(x) + 1).bit_length() for x in terms[:r])
+    found = None
+    for vec in basis:
+        lead = vec[r * (d + 1) :]
+        if not any(lead):
+            continue
+        cost = base + sum(2 * (abs(c) + 1).bit_length() for c in vec)
+        if best_cost is not None and cost >= best_cost:
+            continue  # singular terms can only add bits
+        # a constant nonzero leading polynomial has no roots
+        zeros = [n for n in range(m - r) if _eval(lead, n) == 0] if any(lead[1:]) else []
+        if zeros:
+            if strict:
+                continue
+            cost += sum(2 * (abs(terms[n + r]) + 1).bit_length() for n in zeros)
+            if best_cost is not None and cost >= best_cost:
+                continue
+        found, best_cost = (cost, vec, zeros), cost
+    return found
+
+
+def _hypothesis(terms: Sequence[int], r: int, d: int, vec: tuple[int, ...], zeros: list[int]) -> Hypothesis:
+    coeffs = tuple(tuple(vec[i * (d + 1) : (i + 1) * (d + 1)]) for i in range(r + 1))
+    return Hypothesis(r, d, coeffs, tuple(terms[:r]), tuple(terms[n + r] for n in zeros))
+
+
+def restrict(basis: list[tuple[int, ...]], row: Sequence[int]) -> list[tuple[int, ...]]:
+    """The canonical basis of {v in span(basis) : row . v = 0}, from a canonical basis.
+
+    With t_j = row . v_j and q the first j with t_j != 0, the free column of v_q becomes a
+    pivot and every later v_j becomes primitive(t_q v_j - t_j v_q): it keeps 1 (up to scale) at
+    its own free column and 0 at the others, which is exactly the canonical vector of the
+    smaller space. Exact integer arithmetic; the order by free column is kept.
+    """
+    t = [sum(a * b for a, b in zip(row, v)) for v in basis]
+    q = next((j for j, x in enumerate(t) if x), None)
+    if q is None:
+        return basis
+    vq, tq = basis[q], t[q]
+    out = basis[:q]
+    for j in range(q + 1, len(basis)):
+        tj = t[j]
+        out.append(basis[j] if tj == 0 else _primitive([tq * a - tj * b for a, b in zip(basis[j], vq)]))
+    return out
+
+
+def _primitive(ints: list[int]) -> tuple[int, ...]:
+    g = gcd(*ints)
+    if next(v for v in ints if v) < 0:
+        g = -g
+    return tuple(v // g for v in ints) if g != 1 else tuple(ints)
+
+
 def guess(
     terms: Sequence[int],
     *,
@@ -167,6 +247,7 @@ def guess(
     bound: str = "none",
     best_bits: int | None = None,
     dead: set[tuple[int, int]] | None = None,
+    rows_cache: "WindowRows | None" = None,
     _checked: bool = False,
 ) -> Hypothesis | None:
     """The cheapest operator fitting every window of ``terms`` whose cost is below ``best_bits``.
@@ -176,13 +257,15 @@ def guess(
     and, within a pair, to the earlier free column. ``dead`` is the dead-pair memo: pairs whose
     nullspace was trivial at a shorter prefix of the same sequence (the nullspace can only
     shrink as windows are added, so they stay trivial); new trivial pairs are added to it.
+    ``rows_cache`` holds the window rows of a longer list that ``terms`` is a prefix of (a
+    window's row does not depend on the prefix length, so the learner builds each pair's rows once).
     """
     if not _checked:
         terms = check_terms(terms, min_terms=0)
         _validate(max_order, max_degree, slack, encoding, bound)
     solve = get_backend(backend)
     m = len(terms)
-    best: Hypothesis | None = None
+    best = None
     best_cost = best_bits
     strict = encoding == "strict"
     for r, d in pair_order(max_order, max_degree):
@@ -193,26 +276,73 @@ def guess(
             continue
         if best_cost is not None and bound != "none" and _lower_bound(bound, r, d) >= best_cost + (bound == "authors"):
             continue  # the authors skip when 3*ncols > best, i.e. >= best + 1
-        basis = solve(window_rows(terms, r, d), ncols)
+        rows = rows_cache.rows(r, d, m) if rows_cache is not None else window_rows(terms, r, d)
+        basis = solve(rows, ncols)
         if not basis:
             if dead is not None:
                 dead.add((r, d))
             continue
-        windows = range(m - r)
-        for vec in basis:
-            lead = vec[r * (d + 1) :]
-            if not any(lead):
+        found = _best_of_pair(terms, m, r, d, basis, best_cost, strict)
+        if found is not None:
+            best_cost = found[0]
+            best = (r, d, found[1], found[2])
+    return None if best is None else _hypothesis(terms, *best)
+
+
+class IncrementalGuesser:
+    """:func:`guess` on the growing prefixes of one sequence, without re-solving from scratch.
+
+    Each pair's canonical basis is solved once (with ``backend``) at its first eligible prefix and
+    then carried forward with :func:`restrict`, one new window row at a time. The canonical basis
+    of a space is unique, so the candidates, and hence every selection, equal a full re-solve at
+    every prefix (the tests compare both on the corpus and the controls). Pairs reaching a
+    trivial nullspace are dropped (the sound dead-pair rule).
+    """
+
+    def __init__(self, terms: Sequence[int], *, max_order: int = 6, max_degree: int = 4, slack: int = SLACK,
+                 encoding: str = "loose", backend: str = "flint", bound: str = "none"):
+        self.terms = list(terms)
+        self.max_order, self.max_degree, self.slack = max_order, max_degree, slack
+        self.strict = encoding == "strict"
+        self.bound = bound
+        self.solve = get_backend(backend)
+        self.rows = WindowRows(self.terms)
+        self.dead: set[tuple[int, int]] = set()
+        self.state: dict[tuple[int, int], tuple[int, list[tuple[int, ...]]]] = {}  # pair -> (m, basis)
+
+    def guess(self, m: int, best_bits: int | None) -> Hypothesis | None:
+        """The selection on the prefix of length ``m`` (prefix lengths must not decrease)."""
+        terms = self.terms
+        best = None
+        best_cost = best_bits
+        for r, d in pair_order(self.max_order, self.max_degree):
+            ncols = (r + 1) * (d + 1)
+            if m - r < ncols + self.slack or (r, d) in self.dead:
                 continue
-            # the windows n where p_r(n) = 0 (integer roots of the leading polynomial in range)
-            zeros = [n for n in windows if _eval(lead, n) == 0]
-            if zeros and strict:
+            if best_cost is not None and self.bound != "none" and _lower_bound(self.bound, r, d) >= best_cost + (self.bound == "authors"):
                 continue
-            coeffs = tuple(tuple(vec[i * (d + 1) : (i + 1) * (d + 1)]) for i in range(r + 1))
-            hyp = Hypothesis(r, d, coeffs, tuple(terms[:r]), tuple(terms[n + r] for n in zeros))
-            cost = hyp.cost
-            if best_cost is None or cost < best_cost:
-                best, best_cost = hyp, cost
-    return best
+            held = self.state.get((r, d))
+            if held is None:
+                basis = self.solve(self.rows.rows(r, d, m), ncols)
+            else:
+                last_m, basis = held
+                if m < last_m:
+                    raise ValueError(f"m must not decrease (was {last_m}, got {m})")
+                new_rows = self.rows.rows(r, d, m)[last_m - r :]
+                for row in new_rows:
+                    basis = restrict(basis, row)
+                    if not basis:
+                        break
+            if not basis:
+                self.dead.add((r, d))
+                self.state.pop((r, d), None)
+                continue
+            self.state[(r, d)] = (m, basis)
+            found = _best_of_pair(terms, m, r, d, basis, best_cost, self.strict)
+            if found is not None:
+                best_cost = found[0]
+                best = (r, d, found[1], found[2])
+        return None if best is None else _hypothesis(terms[:m], *best)
 
 
 def _eval(poly: Sequence[int], n: int) -> int:

@@ -51,14 +51,25 @@ def _ordered(vectors: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
     return sorted(vectors, key=last_nonzero)
 
 
+def _primitive_ints(ints: list[int]) -> tuple[int, ...]:
+    # fast path of `primitive` for integer vectors (the flint backend's output)
+    g = gcd(*ints)
+    if next(v for v in ints if v) < 0:
+        g = -g
+    return tuple(v // g for v in ints) if g != 1 else tuple(ints)
+
+
 def nullspace_flint(rows: Rows, ncols: int) -> list[tuple[int, ...]]:
     """Canonical basis via python-flint ``fmpz_mat.nullspace`` (returns ``(X, nullity)``)."""
     import flint
 
     if not rows:
         return [tuple(int(i == c) for i in range(ncols)) for c in range(ncols)]
-    x, nullity = flint.fmpz_mat([list(r) for r in rows]).nullspace()
-    vectors = [primitive([int(x[i, c]) for i in range(ncols)]) for c in range(int(nullity))]
+    x, nullity = flint.fmpz_mat(rows).nullspace()
+    if not nullity:
+        return []
+    flat = x.transpose().entries()  # column c of X is row c of its transpose
+    vectors = [_primitive_ints([int(v) for v in flat[c * ncols : (c + 1) * ncols]]) for c in range(int(nullity))]
     return _ordered(vectors)
 
 

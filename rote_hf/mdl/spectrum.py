@@ -18,11 +18,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rote_hf.mdl.codes import check_terms, literal_costs
-from rote_hf.mdl.guess import SLACK, Hypothesis, _validate, guess
+from rote_hf.mdl.guess import SLACK, Hypothesis, IncrementalGuesser, WindowRows, _validate, guess
 
 N_MIN = 6
 LITERAL = "literal"
 REGIMES: tuple[str, ...] = ("clean", "revising", "prefix-only", "no-fit")
+SOLVERS: tuple[str, ...] = ("incremental", "resolve")
 
 
 @dataclass(frozen=True)
@@ -168,11 +169,18 @@ def spectrum(
     backend: str = "flint",
     bound: str = "none",
     memo: bool = True,
+    solver: str = "incremental",
 ) -> Spectrum:
     """Run the learner on every prefix n_min..len(terms) of ``terms``.
 
-    ``memo`` enables the sound dead-pair skip; the output is identical either way.
+    ``solver="incremental"`` (default) solves each (r, d) once and carries its canonical basis
+    to longer prefixes exactly (:class:`~rote_hf.mdl.guess.IncrementalGuesser`);
+    ``solver="resolve"`` re-solves every live pair at every prefix with ``backend``. ``memo``
+    enables the sound dead-pair skip (``memo=False`` implies a plain re-solve). The output is
+    identical in every combination.
     """
+    if solver not in SOLVERS:
+        raise ValueError(f"solver must be one of {list(SOLVERS)}, got {solver!r}")
     seq = check_terms(terms, min_terms=1)
     _validate(max_order, max_degree, slack, encoding, bound)
     if isinstance(n_min, bool) or not isinstance(n_min, int) or n_min < 1:
@@ -180,21 +188,16 @@ def spectrum(
     if len(seq) < n_min:
         raise ValueError(f"terms must have at least n_min={n_min} terms, got {len(seq)}")
     lit = literal_costs(seq)
+    settings = dict(max_order=max_order, max_degree=max_degree, slack=slack, encoding=encoding, backend=backend, bound=bound)
+    incremental = IncrementalGuesser(seq, **settings) if memo and solver == "incremental" else None
     dead: set[tuple[int, int]] | None = set() if memo else None
+    rows_cache = WindowRows(seq)
     ns, Ls, sigs, hyps = [], [], [], []
     for n in range(n_min, len(seq) + 1):
-        h = guess(
-            seq[:n],
-            max_order=max_order,
-            max_degree=max_degree,
-            slack=slack,
-            encoding=encoding,
-            backend=backend,
-            bound=bound,
-            best_bits=lit[n],
-            dead=dead,
-            _checked=True,
-        )
+        if incremental is not None:
+            h = incremental.guess(n, lit[n])
+        else:
+            h = guess(seq[:n], **settings, best_bits=lit[n], dead=dead, rows_cache=rows_cache, _checked=True)
         ns.append(n)
         Ls.append(lit[n] if h is None else h.cost)
         sigs.append(LITERAL if h is None else h.signature)

@@ -9,7 +9,7 @@ import pytest
 from rote_hf.mdl import fit, guess, spectrum
 from rote_hf.mdl.controls import scaled_fibonacci
 from rote_hf.mdl.corpus import classical_corpus
-from rote_hf.mdl.guess import Hypothesis, pair_order, window_rows
+from rote_hf.mdl.guess import Hypothesis, pair_order, restrict, window_rows
 from rote_hf.mdl.nullspace import BACKENDS, get_backend, primitive
 
 CORPUS = {s.name: s.terms for s in classical_corpus()}
@@ -122,3 +122,14 @@ def test_hypothesis_extend_stops_at_singular_points():
     h = Hypothesis(1, 1, ((-1, 0), (-2, 1)), (1,))  # (n - 2) s(n+1) = s(n): p_1(2) = 0
     assert h.extend([5, 5, 5], 1) is None  # window n = 2 is singular
     assert h.extend([1, -1], 1) == [1]  # n = 1: s(2) = s(1) / (1 - 2)
+
+
+def test_restrict_gives_the_canonical_basis_of_the_smaller_space():
+    rng = random.Random(11)
+    for _ in range(40):
+        ncols = rng.randint(2, 7)
+        rows = _random_deficient(rng, rng.randint(2, 9), ncols, rng.randint(1, ncols))
+        basis = get_backend("flint")(rows[:1], ncols)
+        for k in range(1, len(rows)):
+            basis = restrict(basis, rows[k])
+            assert basis == get_backend("sympy")(rows[: k + 1], ncols)

@@ -96,11 +96,21 @@ def test_spectrum_invariants(spectra):
                 assert r == 0
 
 
-def test_memo_and_backends_do_not_change_the_spectrum(corpus):
-    for s in corpus[6:7] + corpus[32:33] + corpus[46:47]:  # cubes, Catalan, primes
-        base = spectrum(s.terms[:22])
-        assert spectrum(s.terms[:22], memo=False) == base
-        assert spectrum(s.terms[:22], backend="sympy") == base
+def test_memo_solver_and_backends_do_not_change_the_spectrum(corpus, spectra):
+    for k in (6, 14, 32, 46):  # cubes, square pyramidal (the revisers), Catalan, primes
+        terms = corpus[k].terms
+        assert spectrum(terms, solver="resolve") == spectra["loose"][k]
+        assert spectrum(terms, solver="resolve", encoding="strict") == spectra["strict"][k]
+        base = spectrum(terms[:22])
+        assert spectrum(terms[:22], memo=False) == base
+        assert spectrum(terms[:22], solver="resolve", backend="sympy") == base
+        assert spectrum(terms[:16], solver="resolve", backend="fraction") == spectrum(terms[:16])
+
+
+def test_incremental_equals_resolve_on_deceptive_controls():
+    for c in deception_controls()[2:5] + unplanted_controls(periods=(6, 12), trials=3):
+        kw = dict(max_order=c.max_order, max_degree=c.max_degree)
+        assert spectrum(c.terms, **kw) == spectrum(c.terms, solver="resolve", **kw)
 
 
 GROWTH = {1: (759, 22), 10: (969, 26), 100: (1187, 32), 1000: (1403, 38), 10**5: (1845, 52),
