@@ -23,6 +23,7 @@ from rote_hf.mdl import classical_corpus, spectrum
 from rote_hf.mdl.controls import deception_controls, growth_controls, phase_controls, true_period, unplanted_controls
 from rote_hf.mdl.oeis_io import read_stripped, sample_records
 from rote_hf.mdl.spectrum import Spectrum
+from rote_hf.mdl.strata import format_summary, summarise
 from rote_hf.mdl.sweep import SweepConfig, iter_sweep
 
 REPO = "oeis-mdl"
@@ -264,6 +265,7 @@ def _card(classical: list[dict], controls: list[dict], oeis: list[dict], llm: li
         n_llm=len(llm),
         strata=", ".join(f"{k} {v}" for k, v in strata.items()),
         provenance=facts_md,
+        oeis_summary=format_summary(summarise(oeis)),
     )
 
 

@@ -103,3 +103,29 @@ def test_round_trip_names_and_bfile(tmp_path):
     b.write_text("0 0\n2 1\n")
     with pytest.raises(ValueError, match="does not follow"):
         read_bfile(b)
+
+
+def test_strata_and_summary_denominators():
+    from rote_hf.mdl.strata import format_summary, n_id_bin, stratum, summarise
+
+    rows = (
+        [{"regime": "clean", "discovery_point": 7, "n_id": 7, "genuine_wilderness": False}] * 8
+        + [{"regime": "clean", "discovery_point": 6, "n_id": 5, "genuine_wilderness": False}] * 2
+        + [{"regime": "revising", "discovery_point": 9, "n_id": 12, "genuine_wilderness": False}] * 2
+        + [{"regime": "prefix-only", "discovery_point": 8, "n_id": None, "genuine_wilderness": True}] * 3
+        + [{"regime": "prefix-only", "discovery_point": 8, "n_id": None, "genuine_wilderness": False}] * 1
+        + [{"regime": "no-fit", "discovery_point": None, "n_id": None, "genuine_wilderness": False}] * 4
+    )
+    s = summarise(rows)
+    assert s["regimes"] == {"clean": 10, "revising": 2, "prefix-only": 4, "no-fit": 4}
+    assert (s["revision_rate"]["num"], s["revision_rate"]["den"]) == (2, 12)
+    assert (s["revision_rate_inflated"]["num"], s["revision_rate_inflated"]["den"]) == (2, 16)
+    assert (s["wilderness_genuine_share"]["num"], s["wilderness_genuine_share"]["den"]) == (3, 4)
+    assert (s["no_full_operator_share"]["num"], s["no_full_operator_share"]["den"]) == (4, 16)
+    assert s["nid_exact_nonrevisers"]["share"] == 0.8
+    assert "- revision_rate: 2/12 = 16.7 %" in format_summary(s)
+    assert [stratum(r) for r in rows[11:14]] == ["revising", "wilderness", "wilderness"]
+    assert stratum(rows[15]) == "prefix-only-other"
+    assert [n_id_bin(k) for k in (5, 7, 8, 10, 11, None)] == ["<=7", "<=7", "8-10", "8-10", ">=11", None]
+    with pytest.raises(ValueError, match="regime"):
+        stratum({"regime": "holonomic"})
