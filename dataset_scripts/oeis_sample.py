@@ -39,8 +39,9 @@ MAX_TERMS = 100
 
 def _worker(conn) -> None:  # pragma: no cover - runs in a child process
     sys.set_int_max_str_digits(0)
-    import oeis_sequences.OEISsequences as oeis
+    import oeis_sequences.OEISsequences as oeis  # already imported by the parent when forked
 
+    conn.send(("ready", None))
     while True:
         anum = conn.recv()
         if anum is None:
@@ -80,12 +81,16 @@ def _worker(conn) -> None:  # pragma: no cover - runs in a child process
 
 
 def _drive(tasks: "queue.Queue[str]", results: dict, timeout: float) -> None:
-    ctx = mp.get_context("spawn")
+    # fork: the child inherits the imported package, so a restart after a timeout is instant;
+    # the per-sequence clock starts only after the worker reports ready.
+    ctx = mp.get_context("fork")
 
     def start():
         parent, child = ctx.Pipe()
         proc = ctx.Process(target=_worker, args=(child,), daemon=True)
         proc.start()
+        if not parent.poll(60) or parent.recv()[0] != "ready":
+            raise RuntimeError("worker did not start")
         return proc, parent
 
     proc, conn = start()
@@ -99,7 +104,7 @@ def _drive(tasks: "queue.Queue[str]", results: dict, timeout: float) -> None:
         conn.send(anum)
         terms: list[int] = []
         kind = "timeout"
-        deadline = time.monotonic() + timeout + (3.0 if not results else 0.0)  # first call imports
+        deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
             if left <= 0 or not conn.poll(left):
