@@ -8,7 +8,7 @@ generated: values come from code, not from the OEIS dump.
 Usage (in an environment that has ``oeissequences`` installed; it is not a rote-hf dependency):
 
     python dataset_scripts/oeis_sample.py --out rote_hf/mdl/data/oeis_sample.stripped.gz \
-        --candidates 3000 --seed 0 --timeout 1.0 --workers 2
+        --candidates 5000 --seed 0 --timeout 0.5 --workers 2
 
 Rules (documented in docs/mdl.md):
 - candidates: a ``random.Random(seed)`` sample of the package's A-numbers;
