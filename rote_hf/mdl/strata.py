@@ -39,7 +39,9 @@ def summarise(rows: Iterable[Mapping]) -> dict:
     """Regime counts and the paper's statistics, each as {num, den, share}.
 
     - ``revision_rate``: revising / holonomic (the paper's denominator, 315/2780 = 11.3 %);
-    - ``revision_rate_inflated``: revising / (holonomic + prefix-only), the misleading variant;
+    - ``revision_rate_inflated``: (revising + prefix-only) / (holonomic + prefix-only), the
+      misleading variant that counts prefix-only sequences (each has lost its operator, a
+      structural revision) as holonomic revisers ("roughly fivefold" in the paper);
     - ``wilderness_genuine_share``: genuine wilderness / prefix-only (the paper's "89.98 %" =
       1698/1887 reading);
     - ``no_full_operator_share``: prefix-only / (holonomic + prefix-only), the literal reading
@@ -57,7 +59,7 @@ def summarise(rows: Iterable[Mapping]) -> dict:
         "regimes": count,
         "holonomic": holonomic,
         "revision_rate": _share(count["revising"], holonomic),
-        "revision_rate_inflated": _share(count["revising"], holonomic + count["prefix-only"]),
+        "revision_rate_inflated": _share(count["revising"] + count["prefix-only"], holonomic + count["prefix-only"]),
         "wilderness_genuine_share": _share(genuine, count["prefix-only"]),
         "no_full_operator_share": _share(count["prefix-only"], holonomic + count["prefix-only"]),
         "nid_exact_nonrevisers": _share(exact, len(clean)),

@@ -119,7 +119,7 @@ def test_strata_and_summary_denominators():
     s = summarise(rows)
     assert s["regimes"] == {"clean": 10, "revising": 2, "prefix-only": 4, "no-fit": 4}
     assert (s["revision_rate"]["num"], s["revision_rate"]["den"]) == (2, 12)
-    assert (s["revision_rate_inflated"]["num"], s["revision_rate_inflated"]["den"]) == (2, 16)
+    assert (s["revision_rate_inflated"]["num"], s["revision_rate_inflated"]["den"]) == (6, 16)
     assert (s["wilderness_genuine_share"]["num"], s["wilderness_genuine_share"]["den"]) == (3, 4)
     assert (s["no_full_operator_share"]["num"], s["no_full_operator_share"]["den"]) == (4, 16)
     assert s["nid_exact_nonrevisers"]["share"] == 0.8
