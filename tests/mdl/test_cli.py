@@ -44,3 +44,13 @@ def test_sweep_shards_and_resumes(tmp_path):
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(r["anum"] for r in rows) == ["A000002", "A000045", "A000108", "A001057"]
     assert all(r["error"] is None for r in rows)
+
+
+def test_build_oeis_mdl_from_the_cli(tmp_path):
+    """The default build: classical, controls, the shipped generated sample and the LLM sample."""
+    res = run_cli("build", "oeis-mdl", "--root", str(tmp_path), "--quiet", cwd=REPO_ROOT)
+    assert res.returncode == 0, res.stderr
+    assert "classical: train 122; controls: train 919; oeis: train 3259; llm-eval: test 60" in res.stdout
+    card = (tmp_path / "rote" / "oeis-mdl" / "README.md").read_text()
+    assert "96/440 revise under `loose`, 63/440 under `strict`" in card
+    assert "clean 20, revising 20, wilderness 20" in card
