@@ -22,10 +22,11 @@ from functools import lru_cache
 from math import gcd
 
 from rote_hf.mdl.codes import check_terms, int_len, literal_cost, nat_len
-from rote_hf.mdl.nullspace import get_backend
+from rote_hf.mdl.nullspace import get_backend, lll_reduce
 
 ENCODINGS: tuple[str, ...] = ("loose", "strict")
 BOUNDS: tuple[str, ...] = ("none", "sound", "authors")
+CANDIDATES: tuple[str, ...] = ("rref", "lll")
 SLACK = 2  # equations beyond the unknowns before a pair is tried (the paper's guard)
 
 
@@ -248,6 +249,7 @@ def guess(
     best_bits: int | None = None,
     dead: set[tuple[int, int]] | None = None,
     rows_cache: "WindowRows | None" = None,
+    candidates: str = "rref",
     _checked: bool = False,
 ) -> Hypothesis | None:
     """The cheapest operator fitting every window of ``terms`` whose cost is below ``best_bits``.
@@ -259,10 +261,14 @@ def guess(
     shrink as windows are added, so they stay trivial); new trivial pairs are added to it.
     ``rows_cache`` holds the window rows of a longer list that ``terms`` is a prefix of (a
     window's row does not depend on the prefix length, so the learner builds each pair's rows once).
+    ``candidates="lll"`` (optional, not the paper's) replaces the canonical basis by its LLL
+    reduction, which may find cheaper operators and so changes the numbers.
     """
     if not _checked:
         terms = check_terms(terms, min_terms=0)
         _validate(max_order, max_degree, slack, encoding, bound)
+    if candidates not in CANDIDATES:
+        raise ValueError(f"candidates must be one of {list(CANDIDATES)}, got {candidates!r}")
     solve = get_backend(backend)
     m = len(terms)
     best = None
@@ -282,6 +288,8 @@ def guess(
             if dead is not None:
                 dead.add((r, d))
             continue
+        if candidates == "lll":
+            basis = lll_reduce(basis)
         found = _best_of_pair(terms, m, r, d, basis, best_cost, strict)
         if found is not None:
             best_cost = found[0]
@@ -361,6 +369,7 @@ def fit(
     slack: int = SLACK,
     backend: str = "flint",
     bound: str = "none",
+    candidates: str = "rref",
 ) -> Hypothesis | None:
     """The MDL-selected operator for the whole of ``terms``, or None when verbatim is cheaper.
 
@@ -378,5 +387,6 @@ def fit(
         backend=backend,
         bound=bound,
         best_bits=literal_cost(seq),
+        candidates=candidates,
         _checked=True,
     )

@@ -115,6 +115,24 @@ def nullspace_fraction(rows: Rows, ncols: int) -> list[tuple[int, ...]]:
     return _ordered(vectors)
 
 
+def lll_reduce(basis: list[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """An LLL-reduced basis (``fmpz_mat.lll``) of the lattice spanned by ``basis``, each vector
+    primitive with its first nonzero entry positive, in FLINT's output order.
+
+    Optional, non-default candidate set: it may contain cheaper operators than the canonical
+    basis, so it changes the paper's numbers.
+    """
+    import flint
+
+    if len(basis) < 2:
+        return list(basis)
+    reduced = flint.fmpz_mat([list(v) for v in basis]).lll()
+    ncols = len(basis[0])
+    flat = reduced.entries()
+    rows = [[int(v) for v in flat[k * ncols : (k + 1) * ncols]] for k in range(len(basis))]
+    return [_primitive_ints(r) for r in rows if any(r)]
+
+
 BACKENDS: dict[str, NullspaceFn] = {
     "flint": nullspace_flint,
     "sympy": nullspace_sympy,

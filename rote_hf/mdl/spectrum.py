@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rote_hf.mdl.codes import check_terms, literal_costs
-from rote_hf.mdl.guess import SLACK, Hypothesis, IncrementalGuesser, WindowRows, _validate, guess
+from rote_hf.mdl.guess import CANDIDATES, SLACK, Hypothesis, IncrementalGuesser, WindowRows, _validate, guess
 
 N_MIN = 6
 LITERAL = "literal"
@@ -170,6 +170,7 @@ def spectrum(
     bound: str = "none",
     memo: bool = True,
     solver: str = "incremental",
+    candidates: str = "rref",
 ) -> Spectrum:
     """Run the learner on every prefix n_min..len(terms) of ``terms``.
 
@@ -177,8 +178,11 @@ def spectrum(
     to longer prefixes exactly (:class:`~rote_hf.mdl.guess.IncrementalGuesser`);
     ``solver="resolve"`` re-solves every live pair at every prefix with ``backend``. ``memo``
     enables the sound dead-pair skip (``memo=False`` implies a plain re-solve). The output is
-    identical in every combination.
+    identical in every combination. ``candidates="lll"`` (optional, changes the numbers) uses
+    LLL-reduced nullspace bases and always re-solves.
     """
+    if candidates not in CANDIDATES:
+        raise ValueError(f"candidates must be one of {list(CANDIDATES)}, got {candidates!r}")
     if solver not in SOLVERS:
         raise ValueError(f"solver must be one of {list(SOLVERS)}, got {solver!r}")
     seq = check_terms(terms, min_terms=1)
@@ -189,7 +193,7 @@ def spectrum(
         raise ValueError(f"terms must have at least n_min={n_min} terms, got {len(seq)}")
     lit = literal_costs(seq)
     settings = dict(max_order=max_order, max_degree=max_degree, slack=slack, encoding=encoding, backend=backend, bound=bound)
-    incremental = IncrementalGuesser(seq, **settings) if memo and solver == "incremental" else None
+    incremental = IncrementalGuesser(seq, **settings) if memo and solver == "incremental" and candidates == "rref" else None
     dead: set[tuple[int, int]] | None = set() if memo else None
     rows_cache = WindowRows(seq)
     ns, Ls, sigs, hyps = [], [], [], []
@@ -197,7 +201,7 @@ def spectrum(
         if incremental is not None:
             h = incremental.guess(n, lit[n])
         else:
-            h = guess(seq[:n], **settings, best_bits=lit[n], dead=dead, rows_cache=rows_cache, _checked=True)
+            h = guess(seq[:n], **settings, best_bits=lit[n], dead=dead, rows_cache=rows_cache, candidates=candidates, _checked=True)
         ns.append(n)
         Ls.append(lit[n] if h is None else h.cost)
         sigs.append(LITERAL if h is None else h.signature)

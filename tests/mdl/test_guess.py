@@ -133,3 +133,12 @@ def test_restrict_gives_the_canonical_basis_of_the_smaller_space():
         for k in range(1, len(rows)):
             basis = restrict(basis, rows[k])
             assert basis == get_backend("sympy")(rows[: k + 1], ncols)
+
+
+def test_lll_candidates_are_an_optional_mode():
+    # identical on the classical corpus sequences tried here; different on some OEIS-like data
+    for name in ("Fibonacci", "cubes", "Motzkin"):
+        assert fit(CORPUS[name], candidates="lll") == fit(CORPUS[name])
+    assert spectrum(CORPUS["cubes"], candidates="lll").n_struct_revisions == 1
+    with pytest.raises(ValueError, match="candidates must be one of"):
+        fit(CORPUS["Fibonacci"], candidates="hnf")
