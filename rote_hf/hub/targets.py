@@ -14,6 +14,7 @@ from typing import Callable
 
 BUILD_TARGETS: dict[str, str] = {
     "rote-seeds": "rote_hf.hub.rote_seeds:build",
+    "metrics": "rote_hf.hub.metric_repos:build",
 }
 
 
