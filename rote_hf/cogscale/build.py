@@ -90,16 +90,20 @@ def _empty(n: int, lay: Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def iter_chunks(
-    task: SampleTask, params: Mapping[str, Any], seed: int, chunk: int | None = None
+    task: SampleTask, params: Mapping[str, Any], seed: int, chunk: int | None = None, only: str | None = None
 ) -> Iterator[tuple[str, np.ndarray, np.ndarray, np.ndarray]]:
     """``(split, X, Y, T)`` chunks of consecutive samples of the seeded stream, never spanning
-    two splits. Each chunk holds at most ``chunk`` samples (default: about 32 MB of output)."""
+    two splits. Each chunk holds at most ``chunk`` samples (default: about 32 MB of output).
+    With ``only``, the other splits are drawn (to advance the RNG) but neither encoded nor yielded."""
     lay = task.layout(params)
     chunk = chunk or _chunk_size(lay)
     rng = np.random.default_rng(seed)
     for split, n in split_sizes(params).items():
         for start in range(0, n, chunk):
             m = min(chunk, n - start)
+            if only is not None and split != only:
+                task.draw(rng, params, m)
+                continue
             X, Y, T = _empty(m, lay)
             task.fill(task.draw(rng, params, m), params, X, Y, T)
             yield split, X, Y, T

@@ -125,8 +125,10 @@ def _grammar(objects: tuple, colors: tuple, positions: tuple, column_order: str)
         seen.update(dict.fromkeys(ws))
     if column_order == "alphabetical":
         vocabulary = tuple(sorted(seen))
-    else:  # the reference's list(set(...)); a set built from these insertions iterates alike
-        vocabulary = tuple(set(seen))
+    else:
+        # the reference's list(set(words)): a set fed the same distinct words in the same order
+        # iterates alike. It must be fed a list: set(dict) presizes its table differently.
+        vocabulary = tuple(set(list(seen)))
     column = {w: c for c, w in enumerate(vocabulary)}
 
     n1, max_len = len(sentences), max(len(ws) for ws in words)
