@@ -141,7 +141,7 @@ def build_model(
             model = spec.builder(input_size, output_size, **arch)
     model.zoo_info = BuildInfo(
         name=name, preset=preset, budget=budget, target=target, arch=MappingProxyType(dict(arch)),
-        n_params=count_parameters(model), causal=spec.causal, source=spec.source,
+        n_params=count_parameters(model), causal=bool(getattr(model, "causal", spec.causal)), source=spec.source,
         input_size=input_size, output_size=output_size,
     )
     return model

@@ -103,13 +103,20 @@ class RWKV4(nn.Module):
 
     @torch.no_grad()
     def step_by_step(self, x: torch.Tensor) -> torch.Tensor:
-        """One token at a time through the library's recurrent state."""
-        h, state, outs = self.input_proj(x), None, []
-        for t in range(x.size(1)):
-            out = self.rwkv(inputs_embeds=h[:, t : t + 1], state=state, use_cache=True)
-            state = out.state
-            outs.append(self.head(out.last_hidden_state))
-        return torch.cat(outs, dim=1)
+        """One token at a time through the library's recurrent state.
+
+        Sequences go one by one: transformers' one-token path broadcasts its shift state (batch, d)
+        against (batch, 1, d), which is only right for batch 1.
+        """
+        rows = []
+        for row in self.input_proj(x).split(1, dim=0):
+            state, outs = None, []
+            for t in range(row.size(1)):
+                out = self.rwkv(inputs_embeds=row[:, t : t + 1], state=state, use_cache=True)
+                state = out.state
+                outs.append(self.head(out.last_hidden_state))
+            rows.append(torch.cat(outs, dim=1))
+        return torch.cat(rows, dim=0)
 
 
 @register(
