@@ -1,0 +1,105 @@
+"""The papers' published numbers as result rows with ``source="paper"``.
+
+The source files live in ``rote_hf/results/published/`` with their origin and licence in
+``SOURCES.md``. Published numbers are aggregates, so each row is one table cell: its ``metrics``
+hold the aggregate's values (e.g. ``DL_mean``, ``DL_sd``), ``config`` names the table, and
+``run_id`` is ``paper-<table>-<model>-<task>``. ``verified`` is True: the values are the
+authors' own.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import math
+from pathlib import Path
+
+from rote_hf.results.schema import ResultRow
+
+DATA_DIR = Path(__file__).with_name("published")
+
+#: CogScale table model names -> our zoo names (the table's column headers are upper case).
+COGSCALE_MODEL_NAMES = {
+    "ESN": "ESN", "GRU": "GRU", "LSTM": "LSTM", "MAMBA": "Mamba",
+    "TRANSFORMER_DECODER": "TransformerDecoder", "TRANSFORMER_ENCDEC": "TransformerEncDec", "XLSTM": "xLSTM",
+}
+COGSCALE_DIFFICULTY = {"SM": "small", "MD": "medium"}
+
+
+def _float(text: str) -> float:
+    return float(text) if text not in ("", "nan") else math.nan
+
+
+def rote_summary_rows() -> list[ResultRow]:
+    """ROTE main track ``summary_by_model.csv``: one row per model (80 fits each)."""
+    with open(DATA_DIR / "rote_summary_by_model.csv", newline="") as fh:
+        lines = list(csv.reader(fh))
+    metric_names, stats = lines[0], lines[1]
+    rows = []
+    for line in lines[3:]:
+        model = line[0]
+        values = {f"{metric_names[i]}_{stats[i]}": _float(line[i]) for i in range(1, len(line))}
+        rows.append(ResultRow(
+            run_id=f"paper-rote_summary_by_model-{model}", suite="rote", task="all", model=model,
+            config="summary_by_model", protocol="rote", source="paper", verified=True,
+            param_count=round(values["model_size_m_mean"] * 1e6), metrics=values,
+            score_name="DL_mean", score=values["DL_mean"], lower_is_better=True,
+            train_time_s=values["train_time_median"], time_per_epoch_s=values["time_per_epoch_median"],
+            peak_cuda_mb=values["memory_mb_median"], device="cuda (A100 3g.40gb MIG)",
+            settings={"aggregate": "over 80 fits: 4 n x 5 c x 2 seeds x 2 runs; cost columns are medians"},
+        ))
+    return rows
+
+
+def rote_table_rows() -> list[ResultRow]:
+    """ROTE paper Table 2 (main track) and Table 3 (matched size) cells."""
+    rows = []
+    with open(DATA_DIR / "rote_paper_tables.csv", newline="") as fh:
+        for rec in csv.DictReader(fh):
+            metrics = {k: _float(rec[k]) for k in ("exact_rollout_rate", "DL_mean", "DL_sd", "test_loss_mean")
+                       if rec[k] != ""}
+            matched = rec["table"].startswith("table3")
+            rows.append(ResultRow(
+                run_id=f"paper-{rec['table']}-{rec['model']}", suite="rote_matched" if matched else "rote",
+                task="n4,8-c90" if matched else "c90", model=rec["model"], config=rec["table"], protocol="rote",
+                budget="0.2M" if matched else "", source="paper", verified=True, metrics=metrics,
+                score_name="exact_rollout_rate", score=metrics["exact_rollout_rate"], lower_is_better=False,
+                train_time_s=_float(rec["train_time_median_s"]) if rec["train_time_median_s"] else None,
+                peak_cuda_mb=_float(rec["peak_cuda_mb"]) if rec["peak_cuda_mb"] else None,
+                device="cuda (A100 3g.40gb MIG)",
+            ))
+    return rows
+
+
+def cogscale_rows() -> list[ResultRow]:
+    """CogScale ``mean_std.md``: one row per task x difficulty x budget x model (ESN has no 100k)."""
+    rows = []
+    with open(DATA_DIR / "cogscale_mean_std.csv", newline="") as fh:
+        for rec in csv.DictReader(fh):
+            for column, model in COGSCALE_MODEL_NAMES.items():
+                cell = rec[column]
+                if cell == "nan":
+                    continue  # ESN was not run at 100k
+                mean, std = (float(x) for x in cell.split("±"))
+                difficulty = COGSCALE_DIFFICULTY[rec["difficulty"]]
+                rows.append(ResultRow(
+                    run_id=f"paper-cogscale_mean_std-{model}-{rec['task']}-{difficulty}-{rec['budget']}",
+                    suite="cogscale", task=rec["task"], config=difficulty, model=model, budget=rec["budget"],
+                    protocol="cogscale-esn" if model == "ESN" else "cogscale", source="paper", verified=True,
+                    metrics={"test_score_mean": mean, "test_score_std": std},
+                    score_name="test_score_mean", score=mean, lower_is_better=True,
+                    settings={"aggregate": "10 seeds; LR chosen on TEST (published table), clipped at 1, 2 dp",
+                              "lr_selection": "test"},
+                ))
+    return rows
+
+
+@functools.lru_cache(maxsize=1)
+def _all_rows() -> tuple[ResultRow, ...]:
+    return tuple(rote_summary_rows() + rote_table_rows() + cogscale_rows())
+
+
+def paper_rows(suite: str | None = None) -> list[ResultRow]:
+    """Every published row (``suite`` filters: ``rote``, ``rote_matched``, ``cogscale``)."""
+    rows = list(_all_rows())
+    return rows if suite is None else [r for r in rows if r.suite == suite]
