@@ -59,6 +59,10 @@ def test_build_copies_the_five_folders_exactly(mirror):
     assert not [p for p in (mirror / "rote").iterdir() if p.name.startswith(".")]
     with pytest.raises(ValueError, match="name must be one of"):
         build_metric_repo(mirror, "bleu")
+    # without a source checkout the build says what is missing
+    with pytest.raises(FileNotFoundError, match="metric module files not found"):
+        build_metric_repo(mirror, "dl_distance", source=mirror / "nowhere")
+    assert (mirror / "rote" / "dl_distance" / "dl_distance.py").is_file()  # old copy kept
 
 
 def test_modules_compute_the_library_values(mirror):
@@ -173,3 +177,15 @@ def test_gradio_apps_answer(mirror):
     assert all(hasattr(m, "demo") for m in results.values())
     assert not math.isnan(confab["mean_confidence"])
     assert "gradio" in sys.modules
+
+
+def test_docs_examples_run():
+    from tests.helpers import REPO_ROOT
+
+    text = (REPO_ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
+    code = "\n".join(re.findall(r"```python\n(.*?)```", text, flags=re.S))
+    test = doctest.DocTestParser().get_doctest(code, {}, "docs/metrics.md", None, 0)
+    assert len(test.examples) >= 8
+    out = io.StringIO()
+    result = doctest.DocTestRunner().run(test, out=out.write)
+    assert result.failed == 0, out.getvalue()
