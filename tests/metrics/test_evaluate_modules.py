@@ -189,3 +189,25 @@ def test_docs_examples_run():
     out = io.StringIO()
     result = doctest.DocTestRunner().run(test, out=out.write)
     assert result.failed == 0, out.getvalue()
+
+
+@pytest.mark.parametrize("task", ["simple_copy", "continuous_postcasting"])
+def test_cogscale_module_equals_installed_compute_score_on_a_real_split(mirror, task):
+    import inspect
+
+    import cogscale
+    import numpy as np
+
+    data = cogscale.build_task(task, "small", seed=0)
+    category = data["category"]
+    y, t = data["Y_test"][:40], data.get("T_test")
+    y_hat = np.random.default_rng(11).normal(size=y.shape)
+    if "prediction_timesteps" in inspect.signature(cogscale.compute_score).parameters:  # 0.1.x
+        t = t[:40]
+        expected = cogscale.compute_score(y.tolist(), y_hat.tolist(), t, category)
+    else:  # 0.2.0: -100 masking
+        expected = cogscale.compute_score(y.tolist(), y_hat.tolist(), category)
+        t = [None] * len(y)
+    cog = _load(mirror, "cogscale_score")
+    out = cog.compute(predictions=y_hat.tolist(), references=y.tolist(), prediction_timesteps=t, category=category)
+    assert out == {"score": float(expected)}
