@@ -73,9 +73,11 @@ def _steps(t: Any, y: np.ndarray, row: int) -> np.ndarray:
     if t is None:
         return np.flatnonzero(np.any(y != MASK_VALUE, axis=-1))
     steps = np.asarray(t)
-    if steps.ndim != 1 or (steps.size and not np.issubdtype(steps.dtype, np.integer)):
+    if steps.ndim == 1 and steps.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    if steps.ndim != 1 or not np.issubdtype(steps.dtype, np.integer):
         raise TypeError(f"prediction_timesteps[{row}] must be a list of integer time steps, got {t!r}")
-    if steps.size and (steps.min() < -y.shape[0] or steps.max() >= y.shape[0]):
+    if steps.min() < -y.shape[0] or steps.max() >= y.shape[0]:
         raise ValueError(
             f"prediction_timesteps[{row}] must index the {y.shape[0]} time steps of the sample, got {t!r}"
         )

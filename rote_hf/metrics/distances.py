@@ -83,7 +83,8 @@ def jw_distance(a: Symbols, b: Symbols, p: float = WINKLER_P) -> float:
     return 1 - (jaro + prefix * p * (1 - jaro))
 
 
-def _pairs(predictions: Sequence[Symbols], references: Sequence[Symbols]) -> tuple[list, list]:
+def as_pairs(predictions: Sequence[Symbols], references: Sequence[Symbols]) -> tuple[list, list]:
+    """Validated (predictions, references) lists of symbol strings with equal, non-zero length."""
     preds = as_rows(predictions, "predictions")
     refs = as_rows(references, "references")
     check_same_length({"predictions": preds, "references": refs})
@@ -98,7 +99,7 @@ def dl_distances(predictions: Sequence[Symbols], references: Sequence[Symbols]) 
     One call into rapidfuzz for the whole batch (about 1 microsecond per pair of length
     100, see ``benchmarks/metrics_speed.md``).
     """
-    preds, refs = _pairs(predictions, references)
+    preds, refs = as_pairs(predictions, references)
     return cpdist(refs, preds, scorer=OSA.normalized_distance, dtype=np.float64, workers=1)
 
 
@@ -107,7 +108,7 @@ def jw_distances(
 ) -> np.ndarray:
     """``jw_distance`` for every (prediction, reference) pair: float64 array of shape [N]."""
     p = _check_p(p)
-    preds, refs = _pairs(predictions, references)
+    preds, refs = as_pairs(predictions, references)
     jaro = cpdist(refs, preds, scorer=Jaro.similarity, dtype=np.float64, workers=1)
     prefix = np.fromiter(
         (common_prefix_length(r, f) for r, f in zip(refs, preds)), dtype=np.float64, count=len(refs)

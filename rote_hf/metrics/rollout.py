@@ -23,7 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from rote_hf.metrics._checks import Symbols
-from rote_hf.metrics.distances import _pairs, dl_distances, jw_distances
+from rote_hf.metrics.distances import as_pairs, dl_distances, jw_distances
 
 
 def first_error_step(forecast: Symbols, target: Symbols) -> int:
@@ -46,7 +46,7 @@ def cumulative_error_curve(predictions: Sequence[Symbols], references: Sequence[
 
     Entry ``h-1`` averages the rows that reach ``h`` (see the module docstring).
     """
-    preds, refs = _pairs(predictions, references)
+    preds, refs = as_pairs(predictions, references)
     h_max = max(min(len(f), len(t)) for f, t in zip(preds, refs))
     total = np.zeros(h_max)
     count = np.zeros(h_max)
@@ -75,7 +75,7 @@ def exact_rollout(
     (list, one value per horizon); ``return_per_row=True`` adds the lists ``exact``,
     ``dl_distances``, ``jw_distances`` and ``first_error_steps``.
     """
-    preds, refs = _pairs(predictions, references)
+    preds, refs = as_pairs(predictions, references)
     exact = np.array([f == t for f, t in zip(preds, refs)], dtype=bool)
     dl = dl_distances(preds, refs)
     jw = jw_distances(preds, refs)
