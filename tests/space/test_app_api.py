@@ -7,7 +7,7 @@ import pickle
 
 import pytest
 
-gradio_client = pytest.importorskip("gradio_client")
+import gradio_client
 
 ALL = "all"
 
