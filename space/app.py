@@ -192,6 +192,19 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
                 query_metrics = gr.Dataframe(interactive=False, label="metrics per stratum")
                 query_btn.click(llm_query, [base_url, model_name, token, per_stratum],
                                 [query_status, query_records, query_metrics], api_name="llm_query")
+        # a page (re)load shows runs stored since the app started: fresh filter choices and tables
+        dropdowns = {"n": n, "c": c, "track": track, "source": source, "device": device, "task": task,
+                     "difficulty": diff, "budget": budget, "stratum": stratum, "llm_model": llm_model}
+
+        def refresh():
+            df = rows()
+            fresh = filter_choices(df)
+            updates = [gr.update(choices=_choices(fresh[k])) for k in dropdowns]
+            updates += [gr.update(choices=_choices(fresh["source"]))] * 2
+            return (*updates, rote_board(df), cogscale_board(df), llm_board(df))
+
+        demo.load(refresh, None, [*dropdowns.values(), cog_source, llm_source, rote_table, cog_table, llm_table],
+                  api_visibility="private")
     return demo
 
 

@@ -1,4 +1,4 @@
-"""One leaderboard app per test session (per xdist worker): a subprocess serving a temporary
+"""One leaderboard app per test module (modules stay independent): a subprocess serving a temporary
 results store on a free 127.0.0.1 port, polled until it answers (the first 200 can take ~15 s)."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def app(tmp_path_factory) -> App:
     base = tmp_path_factory.mktemp("leaderboard")
     results = base / "results"

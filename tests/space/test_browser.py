@@ -111,3 +111,16 @@ def test_submit_and_query_tabs(page, shots):
     page.wait_for_selector("#query-status")
     assert page.locator('input[type="password"]').count() == 1
     shoot(page, shots, "llm-query")
+
+
+def test_reload_shows_runs_stored_after_start(page, app, shots):
+    from rote_hf.results import ResultRow, ResultStore
+
+    ResultStore(app.results).append(ResultRow(
+        run_id="rote-ZZNet-late", suite="rote", task="n4-c30", model="ZZNet", device="cpu",
+        task_params={"symbols": 4, "complexity": 30}, metrics={"DL": 0.5, "exact": 0.0}, score_name="DL", score=0.5))
+    page.reload()
+    page.wait_for_function(
+        "() => document.querySelector('#rote-table [data-testid=\"cell-2-2\"]')?.innerText.trim() === 'ZZNet'")
+    assert (cell(page, "rote-table", 2, 0), cell(page, "rote-table", 2, 9)) == ("ours", "0.5")
+    shoot(page, shots, "rote-after-reload")
