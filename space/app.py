@@ -201,10 +201,10 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
             fresh = filter_choices(df)
             updates = [gr.update(choices=_choices(fresh[k])) for k in dropdowns]
             updates += [gr.update(choices=_choices(fresh["source"]))] * 2
-            return (*updates, rote_board(df), cogscale_board(df), llm_board(df))
+            return (*updates, *rote_view(ALL, ALL, ALL, ALL, ALL), cogscale_board(df), llm_board(df))
 
-        demo.load(refresh, None, [*dropdowns.values(), cog_source, llm_source, rote_table, cog_table, llm_table],
-                  api_visibility="private")
+        demo.load(refresh, None, [*dropdowns.values(), cog_source, llm_source, rote_table, dl_c, acc_c, roll, par, dlp,
+                                  cog_table, llm_table], api_visibility="private")
     return demo
 
 
