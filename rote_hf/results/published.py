@@ -94,12 +94,54 @@ def cogscale_rows() -> list[ResultRow]:
     return rows
 
 
+#: MDL LLM evaluation model codes of the per-row file -> model names of the paper.
+MDL_LLM_MODELS = {"C": "Claude Sonnet 4.5", "G": "GPT-4o", "L": "Llama 3.3 70B"}
+MDL_STRATA = ("clean", "revising", "wilderness")
+
+
+def _terms(text: str) -> list[int]:
+    return [] if text == "-" else [int(t) for t in text.split(",")]
+
+
+def mdl_llm_rows() -> list[ResultRow]:
+    """MDL paper §9 LLM evaluation: one row per model x stratum, scored from the released
+    per-row answers (``mdl_llm_eval_rows.txt``) with :func:`rote_hf.metrics.confabulation`
+    (rates over parsed replies, failed calls counted apart, Wilson 95 % intervals)."""
+    from rote_hf.metrics.confabulation import confabulation
+
+    cells: dict[tuple[str, str], list[list[str]]] = {}
+    with open(DATA_DIR / "mdl_llm_eval_rows.txt", encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip() and not line.startswith("#"):
+                fields = line.split()
+                cells.setdefault((fields[0], fields[1]), []).append(fields)
+    rows = []
+    for (code, stratum), recs in sorted(cells.items(), key=lambda kv: (kv[0][0], MDL_STRATA.index(kv[0][1]))):
+        ok = [r[7] == "ok" for r in recs]
+        metrics = confabulation(
+            predictions=[_terms(r[3]) for r in recs], references=[_terms(r[2]) for r in recs],
+            confidence=[int(r[4]) if o else None for r, o in zip(recs, ok)],
+            abstained=[r[6] == "1" if o else False for r, o in zip(recs, ok)],
+            recognized=[r[5] == "1" if o else None for r, o in zip(recs, ok)],
+            status=[r[7] for r in recs])
+        model = MDL_LLM_MODELS[code]
+        rows.append(ResultRow(
+            run_id=f"paper-mdl_llm_eval-{code}-{stratum}", suite="mdl", task=stratum, model=model,
+            config="llm_eval", protocol="llm-query", source="paper", verified=True,
+            task_params={"stratum": stratum, "n_shown": 20, "k_next": 3, "sample_seed": 0},
+            settings={"temperature": 0, "max_tokens": 400, "aggregate": "20 sequences per stratum; failed calls not scored"},
+            metrics=metrics, score_name="accuracy", score=float(metrics["accuracy"]), lower_is_better=False,
+            device="api",
+        ))
+    return rows
+
+
 @functools.lru_cache(maxsize=1)
 def _all_rows() -> tuple[ResultRow, ...]:
-    return tuple(rote_summary_rows() + rote_table_rows() + cogscale_rows())
+    return tuple(rote_summary_rows() + rote_table_rows() + cogscale_rows() + mdl_llm_rows())
 
 
 def paper_rows(suite: str | None = None) -> list[ResultRow]:
-    """Every published row (``suite`` filters: ``rote``, ``rote_matched``, ``cogscale``)."""
+    """Every published row (``suite`` filters: ``rote``, ``rote_matched``, ``cogscale``, ``mdl``)."""
     rows = list(_all_rows())
     return rows if suite is None else [r for r in rows if r.suite == suite]
