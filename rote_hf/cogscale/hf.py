@@ -72,6 +72,44 @@ def split_rows(
                 yield {"inputs": x, "targets": y, "timesteps": t}
 
 
+def _list2d(ext_type, A: np.ndarray):
+    """``[n, steps, F]`` array as an Arrow ``Array2D`` extension array (list<list<value>>)."""
+    import pyarrow as pa
+
+    n, steps, width = A.shape
+    values = pa.array(np.ascontiguousarray(A).reshape(-1))
+    inner = pa.ListArray.from_arrays(pa.array(np.arange(0, n * steps * width + 1, width, dtype=np.int32)), values)
+    outer = pa.ListArray.from_arrays(pa.array(np.arange(0, n * steps + 1, steps, dtype=np.int32)), inner)
+    return pa.ExtensionArray.from_storage(ext_type, outer)
+
+
+def _table(schema, X: np.ndarray, Y: np.ndarray, T: np.ndarray):
+    import pyarrow as pa
+
+    n, k = T.shape
+    timesteps = pa.ListArray.from_arrays(pa.array(np.arange(0, n * k + 1, k, dtype=np.int32)), pa.array(T.reshape(-1)))
+    columns = [_list2d(schema.field("inputs").type, X), _list2d(schema.field("targets").type, Y), timesteps]
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def split_tables(name: str, difficulty: str = "small", seed: int = 0, split: str = "train", **params: Any) -> Iterator[Any]:
+    """The rows of :func:`split_rows` as ``pyarrow.Table`` chunks (schema ``features(...).arrow_schema``),
+    built straight from the generated arrays: one table per generation chunk (about 32 MB)."""
+    seed = check_seed(seed)
+    ref_split = {v: k for k, v in HF_SPLITS.items()}.get(split)
+    if ref_split is None:
+        raise ValueError(f"split must be one of {list(HF_SPLITS.values())}, got {split!r}")
+    schema = features(name, difficulty, **params).arrow_schema
+    task = get_task(name)
+    if not isinstance(task, SampleTask):
+        data = build_task(name, difficulty, seed, **params)
+        yield _table(schema, data[f"X_{ref_split}"], data[f"Y_{ref_split}"], data[f"T_{ref_split}"])
+        return
+    p = resolve_params(name, difficulty, **params)
+    for _, X, Y, T in iter_chunks(task, p, seed, only=ref_split):
+        yield _table(schema, X, Y, T)
+
+
 def iterable_dataset(name: str, difficulty: str = "small", seed: int = 0, **params: Any) -> "datasets.IterableDataset":
     """An unbounded ``datasets.IterableDataset`` of fresh samples (see :func:`stream_samples`)."""
     import datasets
