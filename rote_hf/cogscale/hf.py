@@ -126,10 +126,21 @@ def iterable_dataset(name: str, difficulty: str = "small", seed: int = 0, **para
 
 def to_arrays(split: "datasets.Dataset") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(X, Y, T)`` of a loaded split, exactly the arrays of :func:`build_task`
-    (float64 ``[N, steps, n_in]``, float64 ``[N, steps, n_out]``, int64 ``[N, n_pred]``)."""
+    (float64 ``[N, steps, n_in]``, float64 ``[N, steps, n_out]``, int64 ``[N, n_pred]``).
+
+    Reads the Arrow buffers directly (no Python objects per value), so it is fast at large.
+    """
     table = split.with_format("arrow")[:]
+    n = table.num_rows
     out = []
-    for column, dtype in (("inputs", np.float64), ("targets", np.float64), ("timesteps", np.int64)):
-        rows = table.column(column).to_pylist()
-        out.append(np.asarray(rows, dtype=dtype))
-    return out[0], out[1], out[2]
+    for column in ("inputs", "targets"):
+        col = table.column(column).combine_chunks()
+        rows = col.storage if hasattr(col, "storage") else col
+        steps = rows.value_lengths().to_numpy(zero_copy_only=False)
+        if n and not (steps == steps[0]).all():
+            raise ValueError(f"split has rows of different lengths in {column!r}; convert row by row")
+        values = rows.flatten().flatten().to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+        out.append(values.reshape(n, int(steps[0]) if n else 0, -1) if n else values.reshape(0, 0, 0))
+    ts = table.column("timesteps").combine_chunks()
+    T = ts.flatten().to_numpy(zero_copy_only=False).astype(np.int64, copy=False).reshape(n, -1)
+    return out[0], out[1], T
