@@ -48,30 +48,6 @@ def features(name: str, difficulty: str = "small", **params: Any) -> "datasets.F
     })
 
 
-def split_rows(
-    name: str, difficulty: str = "small", seed: int = 0, split: str = "train", **params: Any
-) -> Iterator[dict[str, np.ndarray]]:
-    """Rows of one split (``train``/``validation``/``test``), generated chunk by chunk.
-
-    The RNG stream runs through the earlier splits too (only their draws, cheap) because the
-    reference splits are consecutive pieces of one stream.
-    """
-    seed = check_seed(seed)
-    ref_split = {v: k for k, v in HF_SPLITS.items()}.get(split)
-    if ref_split is None:
-        raise ValueError(f"split must be one of {list(HF_SPLITS.values())}, got {split!r}")
-    task = get_task(name)
-    p = resolve_params(name, difficulty, **params)
-    if not isinstance(task, SampleTask):
-        data = build_task(name, difficulty, seed, **params)
-        yield {"inputs": data[f"X_{ref_split}"][0], "targets": data[f"Y_{ref_split}"][0], "timesteps": data[f"T_{ref_split}"][0]}
-        return
-    for chunk_split, X, Y, T in iter_chunks(task, p, seed, only=ref_split):
-        if chunk_split == ref_split:
-            for x, y, t in zip(X, Y, T):
-                yield {"inputs": x, "targets": y, "timesteps": t}
-
-
 def _list2d(ext_type, A: np.ndarray):
     """``[n, steps, F]`` array as an Arrow ``Array2D`` extension array (list<list<value>>)."""
     import pyarrow as pa
@@ -93,8 +69,12 @@ def _table(schema, X: np.ndarray, Y: np.ndarray, T: np.ndarray):
 
 
 def split_tables(name: str, difficulty: str = "small", seed: int = 0, split: str = "train", **params: Any) -> Iterator[Any]:
-    """The rows of :func:`split_rows` as ``pyarrow.Table`` chunks (schema ``features(...).arrow_schema``),
-    built straight from the generated arrays: one table per generation chunk (about 32 MB)."""
+    """One split (``train``/``validation``/``test``) as ``pyarrow.Table`` chunks (schema ``features(...).arrow_schema``),
+    built straight from the generated arrays: one table per generation chunk (about 32 MB).
+
+    The RNG stream runs through the earlier splits too (their draws only, not their encoding)
+    because the reference splits are consecutive pieces of one stream.
+    """
     seed = check_seed(seed)
     ref_split = {v: k for k, v in HF_SPLITS.items()}.get(split)
     if ref_split is None:
