@@ -48,28 +48,46 @@ def features(name: str, difficulty: str = "small", **params: Any) -> "datasets.F
     })
 
 
-def split_rows(
-    name: str, difficulty: str = "small", seed: int = 0, split: str = "train", **params: Any
-) -> Iterator[dict[str, np.ndarray]]:
-    """Rows of one split (``train``/``validation``/``test``), generated chunk by chunk.
+def _list2d(ext_type, A: np.ndarray):
+    """``[n, steps, F]`` array as an Arrow ``Array2D`` extension array (list<list<value>>)."""
+    import pyarrow as pa
 
-    The RNG stream runs through the earlier splits too (only their draws, cheap) because the
-    reference splits are consecutive pieces of one stream.
+    n, steps, width = A.shape
+    values = pa.array(np.ascontiguousarray(A).reshape(-1))
+    inner = pa.ListArray.from_arrays(pa.array(np.arange(0, n * steps * width + 1, width, dtype=np.int32)), values)
+    outer = pa.ListArray.from_arrays(pa.array(np.arange(0, n * steps + 1, steps, dtype=np.int32)), inner)
+    return pa.ExtensionArray.from_storage(ext_type, outer)
+
+
+def _table(schema, X: np.ndarray, Y: np.ndarray, T: np.ndarray):
+    import pyarrow as pa
+
+    n, k = T.shape
+    timesteps = pa.ListArray.from_arrays(pa.array(np.arange(0, n * k + 1, k, dtype=np.int32)), pa.array(T.reshape(-1)))
+    columns = [_list2d(schema.field("inputs").type, X), _list2d(schema.field("targets").type, Y), timesteps]
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def split_tables(name: str, difficulty: str = "small", seed: int = 0, split: str = "train", **params: Any) -> Iterator[Any]:
+    """One split (``train``/``validation``/``test``) as ``pyarrow.Table`` chunks (schema ``features(...).arrow_schema``),
+    built straight from the generated arrays: one table per generation chunk (about 32 MB).
+
+    The RNG stream runs through the earlier splits too (their draws only, not their encoding)
+    because the reference splits are consecutive pieces of one stream.
     """
     seed = check_seed(seed)
     ref_split = {v: k for k, v in HF_SPLITS.items()}.get(split)
     if ref_split is None:
         raise ValueError(f"split must be one of {list(HF_SPLITS.values())}, got {split!r}")
+    schema = features(name, difficulty, **params).arrow_schema
     task = get_task(name)
-    p = resolve_params(name, difficulty, **params)
     if not isinstance(task, SampleTask):
         data = build_task(name, difficulty, seed, **params)
-        yield {"inputs": data[f"X_{ref_split}"][0], "targets": data[f"Y_{ref_split}"][0], "timesteps": data[f"T_{ref_split}"][0]}
+        yield _table(schema, data[f"X_{ref_split}"], data[f"Y_{ref_split}"], data[f"T_{ref_split}"])
         return
-    for chunk_split, X, Y, T in iter_chunks(task, p, seed, only=ref_split):
-        if chunk_split == ref_split:
-            for x, y, t in zip(X, Y, T):
-                yield {"inputs": x, "targets": y, "timesteps": t}
+    p = resolve_params(name, difficulty, **params)
+    for _, X, Y, T in iter_chunks(task, p, seed, only=ref_split):
+        yield _table(schema, X, Y, T)
 
 
 def iterable_dataset(name: str, difficulty: str = "small", seed: int = 0, **params: Any) -> "datasets.IterableDataset":
@@ -88,10 +106,21 @@ def iterable_dataset(name: str, difficulty: str = "small", seed: int = 0, **para
 
 def to_arrays(split: "datasets.Dataset") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(X, Y, T)`` of a loaded split, exactly the arrays of :func:`build_task`
-    (float64 ``[N, steps, n_in]``, float64 ``[N, steps, n_out]``, int64 ``[N, n_pred]``)."""
+    (float64 ``[N, steps, n_in]``, float64 ``[N, steps, n_out]``, int64 ``[N, n_pred]``).
+
+    Reads the Arrow buffers directly (no Python objects per value), so it is fast at large.
+    """
     table = split.with_format("arrow")[:]
+    n = table.num_rows
     out = []
-    for column, dtype in (("inputs", np.float64), ("targets", np.float64), ("timesteps", np.int64)):
-        rows = table.column(column).to_pylist()
-        out.append(np.asarray(rows, dtype=dtype))
-    return out[0], out[1], out[2]
+    for column in ("inputs", "targets"):
+        col = table.column(column).combine_chunks()
+        rows = col.storage if hasattr(col, "storage") else col
+        steps = rows.value_lengths().to_numpy(zero_copy_only=False)
+        if n and not (steps == steps[0]).all():
+            raise ValueError(f"split has rows of different lengths in {column!r}; convert row by row")
+        values = rows.flatten().flatten().to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+        out.append(values.reshape(n, int(steps[0]) if n else 0, -1) if n else values.reshape(0, 0, 0))
+    ts = table.column("timesteps").combine_chunks()
+    T = ts.flatten().to_numpy(zero_copy_only=False).astype(np.int64, copy=False).reshape(n, -1)
+    return out[0], out[1], T

@@ -109,15 +109,36 @@ def _valid_walk(rng: np.random.Generator, length: int, max_depth: int, out: np.n
     Open when nothing is open; otherwise open only if more steps remain than are open, the
     depth is below ``max_depth`` and a uniform draw exceeds 0.5. The uniform is drawn only when
     the first two conditions hold: that short-circuit is part of the reference RNG stream.
+
+    Speed: instead of one ``rng.random()`` call per step, ``length`` uniforms are drawn at once
+    (each double consumes exactly one 64-bit output, as a scalar call does), the walk uses
+    the first ``k`` of them, and the generator is rewound and advanced by ``k`` outputs. PCG64's
+    ``advance`` clears the buffered half-word that bounded-integer draws leave behind, so that
+    buffer is put back: the stream afterwards is the scalar-call stream, bit for bit.
     """
-    random = rng.random
-    depth = 0
+    bitgen = rng.bit_generator
+    saved = bitgen.state
+    uniforms = rng.random(length).tolist()
+    used = depth = 0
     for t in range(length):
-        if depth == 0 or (length - t > depth and depth < max_depth and random() > 0.5):
+        if depth == 0:
+            opened = True
+        elif length - t > depth and depth < max_depth:
+            opened = uniforms[used] > 0.5
+            used += 1
+        else:
+            opened = False
+        if opened:
             out[t] = True
             depth += 1
         else:
             depth -= 1
+    bitgen.state = saved
+    bitgen.advance(used)
+    if saved["has_uint32"]:
+        state = bitgen.state
+        state["has_uint32"], state["uinteger"] = saved["has_uint32"], saved["uinteger"]
+        bitgen.state = state
 
 
 def _draw_bracket(rng: np.random.Generator, p: Params, n: int) -> Draws:

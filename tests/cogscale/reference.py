@@ -40,8 +40,6 @@ def reference_build(name: str, difficulty: str, seed: int, **params):
 
 def legacy_columns_to_alphabetical(X: np.ndarray, params: dict) -> np.ndarray:
     """Reorder the reference cross_situation X columns (set order) into alphabetical order."""
-    from cogscale.libs.CSL import TwoSituationCSLDataset  # noqa: F401  (only for the word list)
-
     from rote_hf.cogscale.cross_situation import grammar
 
     legacy = grammar(params["objects"], params["colors"], params["positions"], "legacy").vocabulary

@@ -136,7 +136,7 @@ def test_identical_across_processes_and_hash_seeds() -> None:
 
 def test_memory_bound_on_scaled_down_large() -> None:
     """Peak traced allocation <= 1.5 x the returned arrays + 64 MB (the full-size bound,
-    1.5 x + 300 MB at large, is measured in benchmarks/cogscale_memory.py)."""
+    1.5 x + 300 MB at large, is measured in benchmarks/cogscale_speed_memory.py)."""
     for name, kwargs in (("cross_situation", dict(n_train=3000, n_valid=0, n_test=0)),
                          ("simple_copy", dict(n_train=400, n_valid=100, n_test=0))):
         tracemalloc.start()
