@@ -94,12 +94,66 @@ def cogscale_rows() -> list[ResultRow]:
     return rows
 
 
+#: The MDL paper's LLM-evaluation settings (§9.1), stored with each of its rows.
+MDL_LLM_SETTINGS = {
+    "aggregate": "20 OEIS sequences per stratum (seed 0); rates over scored rows, failed calls not scored",
+    "endpoint": "OpenRouter chat completions", "temperature": 0, "max_tokens": 400, "n_shown": 20, "k_next": 3,
+}
+
+
+def mdl_llm_rows() -> list[ResultRow]:
+    """The MDL paper's LLM evaluation (``llm_summary.json``): one row per model x stratum.
+
+    ``metrics`` use the keys of :func:`rote_hf.metrics.confabulation` (``accuracy``,
+    ``abstention_rate``, ``confabulation_rate``, ``mean_confidence``, ... with Wilson 95 %
+    bounds), derived from the published counts, so our runs and the paper's sit side by side.
+    Not derivable from the published aggregates, hence absent: the confabulation rate excluding
+    abstentions.
+    """
+    from rote_hf.metrics.confabulation import wilson_interval
+
+    rows = []
+    with open(DATA_DIR / "mdl_llm_summary.csv", newline="") as fh:
+        for rec in csv.DictReader(fh):
+            c = {k: (float(v) if k == "mean_confidence" else int(v)) for k, v in rec.items() if k not in ("model", "stratum")}
+            n, scored = c["n"], c["n_scored"]
+            unrecognized = scored - c["recognized"]
+            fractions = {
+                "accuracy": (c["exact"], scored), "partial_accuracy": (c["partial"], scored),
+                "abstention_rate": (c["abstained"], scored), "confabulation_rate": (c["confabulated"], scored),
+                "recognition_rate": (c["recognized"], scored),
+                "accuracy_recognized": (c["exact_recognized"], c["recognized"]),
+                "accuracy_unrecognized": (c["exact_unrecognized"], unrecognized),
+                "contamination_share": (c["exact_recognized"], c["exact"]),
+            }
+            metrics: dict[str, float] = {
+                "n_rows": float(n), "n_scored": float(scored), "n_failed": float(n - scored),
+                "n_failed_no_json": float(c["n_failed_no_json"]), "n_failed_bad_json": float(c["n_failed_bad_json"]),
+                "n_failed_schema_error": 0.0, "n_failed_api_error": 0.0, "failure_rate": (n - scored) / n,
+                "mean_confidence": c["mean_confidence"], "n_recognized": float(c["recognized"]),
+                "n_unrecognized": float(unrecognized),
+            }
+            for key, (k, d) in fractions.items():
+                metrics[key] = k / d if d else math.nan
+                metrics[f"{key}_ci_low"], metrics[f"{key}_ci_high"] = wilson_interval(k, d)
+            metrics["hedges"] = float(metrics["abstention_rate"] >= 0.5 or c["mean_confidence"] < 3.0)
+            model, stratum = rec["model"], rec["stratum"]
+            rows.append(ResultRow(
+                run_id=f"paper-mdl_llm_summary-{model.replace('/', '_')}-{stratum}", suite="mdl", task=stratum,
+                model=model, config="llm-eval", protocol="llm-query", data_seed=0, source="paper", verified=True,
+                task_params={"stratum": stratum, "n_items": n, "n_shown": 20, "k_next": 3},
+                model_config={"responder": "openai", "model": model}, settings=dict(MDL_LLM_SETTINGS),
+                metrics=metrics, score_name="accuracy", score=metrics["accuracy"], lower_is_better=False,
+            ))
+    return rows
+
+
 @functools.lru_cache(maxsize=1)
 def _all_rows() -> tuple[ResultRow, ...]:
-    return tuple(rote_summary_rows() + rote_table_rows() + cogscale_rows())
+    return tuple(rote_summary_rows() + rote_table_rows() + cogscale_rows() + mdl_llm_rows())
 
 
 def paper_rows(suite: str | None = None) -> list[ResultRow]:
-    """Every published row (``suite`` filters: ``rote``, ``rote_matched``, ``cogscale``)."""
+    """Every published row (``suite`` filters: ``rote``, ``rote_matched``, ``cogscale``, ``mdl``)."""
     rows = list(_all_rows())
     return rows if suite is None else [r for r in rows if r.suite == suite]
