@@ -19,15 +19,16 @@ from rote_hf.llm.responders import (
     API_KEY_ENV, RESPONDERS, LocalPipelineResponder, OpenAICompatibleResponder, Responder, ResponderError,
     RetryPolicy, make_responder, register_responder,
 )
+from rote_hf.llm.serve import DifferenceResponder, make_server
 from rote_hf.llm.runner import (
     EvalReport, QueryRecord, SampleItem, evaluate_llm, format_table, items_from_rows, load_rows, per_stratum,
     run_queries, summarize,
 )
 
 __all__ = [
-    "ABSTAIN", "API_KEY_ENV", "EvalReport", "LocalPipelineResponder", "OpenAICompatibleResponder",
+    "ABSTAIN", "API_KEY_ENV", "DifferenceResponder", "EvalReport", "LocalPipelineResponder", "OpenAICompatibleResponder",
     "ParsedResponse", "PromptConfig", "QueryRecord", "RESPONDERS", "ReplyCache", "Responder", "ResponderError",
     "RetryPolicy", "STATUSES", "SYSTEM_PROMPT", "SampleItem", "api_error", "build_messages", "cache_key",
-    "evaluate_llm", "format_table", "items_from_rows", "load_rows", "make_responder", "next_key",
+    "evaluate_llm", "format_table", "items_from_rows", "load_rows", "make_responder", "make_server", "next_key",
     "parse_response", "per_stratum", "register_responder", "run_queries", "summarize", "user_prompt",
 ]

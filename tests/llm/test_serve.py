@@ -1,0 +1,54 @@
+"""The finite-difference baseline served over our own OpenAI-compatible server."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from rote_hf.llm import (
+    DifferenceResponder, OpenAICompatibleResponder, SampleItem, evaluate_llm, make_responder, make_server,
+    parse_response,
+)
+from rote_hf.llm.prompt import PromptConfig, build_messages
+from rote_hf.llm.serve import extrapolate
+
+
+def test_extrapolate():
+    assert extrapolate([n * n for n in range(20)], 3) == ([400, 441, 484], 2)
+    assert extrapolate([5] * 20, 2) == ([5, 5], 0)
+    assert extrapolate([n**4 - 3 * n for n in range(20)], 1) == ([20**4 - 60], 4)
+    fib = [0, 1]
+    while len(fib) < 20:
+        fib.append(fib[-1] + fib[-2])
+    assert extrapolate(fib, 3) == ([fib[-1] + k * (fib[-1] - fib[-2]) for k in (1, 2, 3)], None)
+
+
+def test_baseline_through_http(monkeypatch, tmp_path):
+    from huggingface_hub import constants
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    cubes = [n**3 for n in range(23)]
+    fib = [0, 1]
+    while len(fib) < 23:
+        fib.append(fib[-1] + fib[-2])
+    items = [SampleItem("A000578", "clean", tuple(cubes[:20]), tuple(cubes[20:])),
+             SampleItem("A000045", "wilderness", tuple(fib[:20]), tuple(fib[20:]))]
+    server = make_server(make_responder("difference"))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        client = OpenAICompatibleResponder(url, "baseline:differences")
+        report = evaluate_llm(items, client, results=tmp_path)
+    finally:
+        server.shutdown()
+        server.server_close()
+    clean, wild = report.summary["clean"], report.summary["wilderness"]
+    assert (clean["accuracy"], clean["abstention_rate"], clean["mean_confidence"]) == (1.0, 0.0, 5.0)
+    assert (wild["accuracy"], wild["abstention_rate"], wild["mean_confidence"]) == (0.0, 1.0, 1.0)
+    assert wild["confabulation_rate"] == 0.0
+    direct = DifferenceResponder().respond(build_messages(range(1, 9), PromptConfig(n_shown=8, k_next=5)))
+    assert parse_response(direct, k_next=5).next_terms == (9, 10, 11, 12, 13)
+    with pytest.raises(ValueError, match="max_order"):
+        DifferenceResponder(max_order=-1)
