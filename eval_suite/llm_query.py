@@ -4,101 +4,22 @@
     python eval_suite/llm_query.py --base-url https://router.huggingface.co/v1 --model meta-llama/Llama-3.3-70B-Instruct
     python eval_suite/llm_query.py --local path/to/model --per-stratum 2
 
-The sample is the frozen ``llm-eval`` config of ``rote/oeis-mdl`` (a local mirror folder
-``rote/oeis-mdl`` in the working directory resolves before the Hub), or ``--dataset FILE.json``.
-The API token is read from ROTE_LLM_API_KEY (else HF_TOKEN), never from the command line.
-Every raw reply is cached (``<results>/llm_cache``): re-running the same command resumes without
-asking again. Per-sample logs go to ``<results>/llm_logs``, result rows to ``<results>/runs``.
+The same command is ``rote-hf llm-query``. The sample is the frozen ``llm-eval`` config of
+``rote/oeis-mdl`` (a local mirror folder ``rote/oeis-mdl`` in the working directory resolves
+before the Hub), or ``--dataset FILE.json``. The API token is read from ROTE_LLM_API_KEY (else
+HF_TOKEN), never from the command line. Every raw reply is cached (``<results>/llm_cache``), so
+re-running the same command resumes without asking again; per-sample logs go to
+``<results>/llm_logs``, result rows to ``<results>/runs``. See docs/llm.md.
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
 
-
-def _seed(text: str) -> int | None:
-    if text.lower() == "none":
-        return None
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--seed must be an integer or 'none', got {text!r}") from None
-
-
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="eval_suite/llm_query.py", description=__doc__.split("\n\n")[0])
-    src = p.add_mutually_exclusive_group(required=True)
-    src.add_argument("--base-url", help="OpenAI-compatible API root, e.g. http://127.0.0.1:8000/v1")
-    src.add_argument("--local", metavar="PATH", help="a local transformers model folder (text-generation)")
-    p.add_argument("--model", help="model name sent to the server (required with --base-url; "
-                                   "with --local: the name used in results, default local:<folder>)")
-    p.add_argument("--per-stratum", type=int, default=None, metavar="K", help="first K sequences of each stratum")
-    p.add_argument("--results", default="results", metavar="DIR", help="results folder (default: ./results)")
-    p.add_argument("--dataset", default="rote/oeis-mdl",
-                   help="dataset path or repo id, or a .json/.jsonl file of rows (default: rote/oeis-mdl)")
-    p.add_argument("--dataset-config", default="llm-eval", help="dataset config (default: llm-eval; 'oeis' for all)")
-    p.add_argument("--split", default=None, help="dataset split (default: the only one)")
-    p.add_argument("--n-shown", type=int, default=20, help="terms shown (paper: 20)")
-    p.add_argument("--k-next", type=int, default=3, help="terms to predict (paper: 3)")
-    p.add_argument("--max-tokens", type=int, default=1024, help="reply budget in tokens (paper: 400; see docs)")
-    p.add_argument("--seed", type=_seed, default=0, help="sampling seed sent to the server, or 'none' (default: 0)")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per request (default: 60)")
-    p.add_argument("--retries", type=int, default=3, help="retries on 5xx/429/timeouts (default: 3)")
-    p.add_argument("--concurrency", type=int, default=4, help="requests in flight (default: 4)")
-    p.add_argument("--json-mode", action="store_true", help='send response_format={"type": "json_object"}')
-    p.add_argument("--cache", default=None, metavar="DIR", help="reply cache folder (default: <results>/llm_cache)")
-    p.add_argument("--compare-paper", action="store_true", help="also print the paper's published rows")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    from rote_hf.llm import PromptConfig, evaluate_llm, format_table, items_from_rows, load_rows, make_responder
-    from rote_hf.llm import per_stratum
-    from rote_hf.llm.responders import RetryPolicy
-
-    try:
-        prompt = PromptConfig(n_shown=args.n_shown, k_next=args.k_next)
-        if args.base_url is not None:
-            if not args.model:
-                raise ValueError("--model is required with --base-url")
-            responder = make_responder("openai", base_url=args.base_url, model=args.model,
-                                       max_tokens=args.max_tokens, seed=args.seed, timeout_s=args.timeout,
-                                       retry=RetryPolicy(max_retries=args.retries), json_mode=args.json_mode)
-        else:
-            responder = make_responder("local", path=args.local, max_new_tokens=args.max_tokens,
-                                       model_id=args.model)
-        rows = load_rows(args.dataset, config=args.dataset_config, split=args.split)
-        items = per_stratum(items_from_rows(rows, prompt), args.per_stratum)
-        seeds = {r.get("seed") for r in rows if isinstance(r, dict)}
-        report = evaluate_llm(items, responder, results=args.results, cache_dir=args.cache, prompt=prompt,
-                              concurrency=args.concurrency, progress=not args.no_progress,
-                              data_seed=seeds.pop() if len(seeds) == 1 and None not in seeds else None)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
-        print(f"llm_query.py: error: {exc}", file=sys.stderr)
-        return 2
-    print(format_table(report.summary, responder.model_id))
-    print(f"\n{len(report.records)} sequences: {report.n_asked} asked, {report.n_cached} from the cache; "
-          f"{len(report.appended)} result rows appended to {args.results}"
-          + (f", {len(report.already_stored)} already stored" if report.already_stored else ""))
-    if report.log_path:
-        print(f"per-sample log: {report.log_path}")
-    if args.compare_paper:
-        from rote_hf.results.published import mdl_llm_rows
-
-        by_model: dict[str, dict] = {}
-        for row in mdl_llm_rows():
-            by_model.setdefault(row.model, {})[row.task] = row.metrics
-        print("\npublished (MDL paper, 20 terms shown, max_tokens 400):")
-        for model, summary in by_model.items():
-            print(format_table(summary, model) + "\n")
-    return 0
-
+from rote_hf.llm.commands import main  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(prog="llm_query.py"))

@@ -1,6 +1,6 @@
 """A small OpenAI-compatible server over any responder, and a non-LLM baseline to serve.
 
-``python -m rote_hf.llm.serve --port 8000`` serves :class:`DifferenceResponder` (or
+``rote-hf llm-serve --port 8000`` serves :class:`DifferenceResponder` (or
 ``--local PATH``: a local transformers model) at ``http://127.0.0.1:8000/v1/chat/completions``,
 so the whole HTTP path of ``eval_suite/llm_query.py`` can be tried without an API account, and a
 local model can be shared by several runs. Only ``POST /v1/chat/completions`` is answered;
@@ -15,17 +15,15 @@ claims to recognise a sequence.
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
-import sys
 import threading
 from collections.abc import Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from rote_hf.llm.prompt import ABSTAIN, next_key
-from rote_hf.llm.responders import Responder, ResponderError, make_responder, register_responder
+from rote_hf.llm.responders import Responder, ResponderError, register_responder
 
 MAX_BODY_BYTES = 1 << 20
 _TERMS = re.compile(r"Terms a\(1\)\.\.a\(\d+\):\s*([-\d,\s]+)")
@@ -131,32 +129,3 @@ def make_server(responder: Responder, host: str = "127.0.0.1", port: int = 0) ->
             })
 
     return ThreadingHTTPServer((host, port), Handler)
-
-
-def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m rote_hf.llm.serve", description=__doc__.split("\n\n")[0])
-    p.add_argument("--host", default="127.0.0.1")
-    p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--local", metavar="PATH", help="serve a local transformers model instead of the baseline")
-    p.add_argument("--max-new-tokens", type=int, default=256)
-    args = p.parse_args(argv)
-    try:
-        responder = (make_responder("local", path=args.local, max_new_tokens=args.max_new_tokens) if args.local
-                     else make_responder("difference"))
-        server = make_server(responder, args.host, args.port)
-    except (ValueError, OSError) as exc:
-        print(f"serve: error: {exc}", file=sys.stderr)
-        return 2
-    host, port = server.server_address[:2]
-    print(f"serving {responder.model_id} at http://{host}:{port}/v1 (Ctrl-C to stop)", flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -52,3 +52,26 @@ def test_baseline_through_http(monkeypatch, tmp_path):
     assert parse_response(direct, k_next=5).next_terms == (9, 10, 11, 12, 13)
     with pytest.raises(ValueError, match="max_order"):
         DifferenceResponder(max_order=-1)
+
+
+def test_rote_hf_llm_serve_command(monkeypatch):
+    import os
+    import subprocess
+    import sys
+
+    from huggingface_hub import constants
+
+    from tests.helpers import REPO_ROOT
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    proc = subprocess.Popen([sys.executable, "-m", "rote_hf.cli", "llm-serve", "--port", "0"], cwd=REPO_ROOT,
+                            stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("serving baseline:differences at http://127.0.0.1:")
+        url = line.split()[3]
+        reply = OpenAICompatibleResponder(url, "x").respond(build_messages([3 * n + 1 for n in range(20)]))
+        assert parse_response(reply).next_terms == (61, 64, 67)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
