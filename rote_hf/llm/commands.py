@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 QUERY_HELP = "ask an LLM to continue MDL-stratified integer sequences; print metrics per stratum; store rows"
 
@@ -61,8 +62,10 @@ def run_query(args: argparse.Namespace) -> int:
     items = per_stratum(items_from_rows(rows, prompt), args.per_stratum)
     seeds = {r.get("seed") for r in rows}
     data_seed = next(iter(seeds)) if len(seeds) == 1 and None not in seeds else None
+    is_file = str(args.dataset).endswith((".json", ".jsonl"))
     report = evaluate_llm(items, responder, results=args.results, cache_dir=args.cache, prompt=prompt,
-                          concurrency=args.concurrency, progress=not args.no_progress, data_seed=data_seed)
+                          concurrency=args.concurrency, progress=not args.no_progress, data_seed=data_seed,
+                          sample_name=Path(args.dataset).name if is_file else args.dataset_config)
     print(format_table(report.summary, responder.model_id))
     print(f"\n{len(report.records)} sequences: {report.n_asked} asked, {report.n_cached} from the cache; "
           f"{len(report.appended)} result rows appended to {args.results}"

@@ -240,8 +240,9 @@ _DEFINING = ("responder", "model", "temperature", "max_tokens", "max_new_tokens"
 
 def result_rows(summary: Mapping[str, Mapping[str, float]], records: Sequence[QueryRecord], model_id: str,
                 settings: Mapping[str, Any], prompt: PromptConfig, *, log_file: str = "",
-                data_seed: int | None = None) -> list:
-    """One :class:`~rote_hf.results.ResultRow` per stratum of ``summary`` (``source="ours"``)."""
+                data_seed: int | None = None, sample_name: str = CONFIG) -> list:
+    """One :class:`~rote_hf.results.ResultRow` per stratum of ``summary`` (``source="ours"``);
+    ``sample_name`` (the dataset config or file) becomes the row's ``config``."""
     from rote_hf.results import ResultRow, config_hash, make_run_id
     from rote_hf.results.provenance import git_commit, package_version, utc_timestamp
 
@@ -253,13 +254,13 @@ def result_rows(summary: Mapping[str, Mapping[str, float]], records: Sequence[Qu
             "prompt": {"n_shown": prompt.n_shown, "k_next": prompt.k_next,
                        "system": hashlib.sha256(SYSTEM_PROMPT.encode()).hexdigest()[:16]},
             "settings": {k: settings[k] for k in _DEFINING if k in settings},
-            "sample": sample_fingerprint(items),
+            "sample": sample_fingerprint(items), "sample_name": sample_name,
         }
         failures = [f"{r.item.anum}:{r.parsed.status}" for r in records
                     if (stratum == ALL or r.item.stratum == stratum) and not r.parsed.ok]
         rows.append(ResultRow(
             run_id=make_run_id(SUITE, model_id, stratum, spec), suite=SUITE, task=stratum, model=model_id,
-            config=CONFIG, protocol=PROTOCOL, data_seed=data_seed,
+            config=sample_name, protocol=PROTOCOL, data_seed=data_seed,
             task_params={"stratum": stratum, "n_items": len(items), "anums": [it.anum for it in items],
                          "n_shown": prompt.n_shown, "k_next": prompt.k_next},
             model_config={k: v for k, v in settings.items() if k in ("responder", "model")},
@@ -267,7 +268,7 @@ def result_rows(summary: Mapping[str, Mapping[str, float]], records: Sequence[Qu
             outputs={"failures": ",".join(failures), "log_file": log_file},
             score_name="accuracy", score=metrics.get("accuracy"), lower_is_better=False,
             source="ours", package_version=package_version(), git_commit=git_commit(),
-            dataset_fingerprint=sample_fingerprint(items), config_name=CONFIG, config_hash=config_hash(spec),
+            dataset_fingerprint=sample_fingerprint(items), config_name=sample_name, config_hash=config_hash(spec),
             timestamp=utc_timestamp(), verified=False,
         ))
     return rows
@@ -296,7 +297,7 @@ class EvalReport:
 def evaluate_llm(items: Sequence[SampleItem], responder: Responder, *, results: str | os.PathLike | None = None,
                  cache_dir: str | os.PathLike | None = None, log_dir: str | os.PathLike | None = None,
                  prompt: PromptConfig = PromptConfig(), concurrency: int = 4, progress: bool = False,
-                 data_seed: int | None = None) -> EvalReport:
+                 data_seed: int | None = None, sample_name: str = CONFIG) -> EvalReport:
     """Run the whole evaluation. Defaults: cache in ``<results>/llm_cache``, logs in
     ``<results>/llm_logs``; no results folder means no cache, log or rows unless given."""
     if not items:
@@ -315,7 +316,8 @@ def evaluate_llm(items: Sequence[SampleItem], responder: Responder, *, results: 
         safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in responder.model_id)
         report.log_path = write_log(Path(log_dir) / f"{safe}-{stem}.samples.jsonl", records)
     rows = result_rows(summary, records, responder.model_id, settings, prompt,
-                       log_file=str(report.log_path) if report.log_path else "", data_seed=data_seed)
+                       log_file=str(report.log_path) if report.log_path else "", data_seed=data_seed,
+                       sample_name=sample_name)
     report.rows = rows
     if root is not None:
         from rote_hf.results import ResultStore

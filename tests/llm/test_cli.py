@@ -76,6 +76,7 @@ def test_cli_against_local_server(tmp_path):
     rows = {r.task: r for r in ResultStore(tmp_path / "res").rows()}
     assert set(rows) == {"clean", "revising", "wilderness", "all"}
     assert rows["revising"].metrics["confabulation_rate"] == 1.0 and rows["clean"].data_seed == 0
+    assert rows["clean"].config == "llm-eval" and rows["clean"].settings["max_tokens"] == 1024
     assert rows["clean"].task_params["anums"] == ["A000027", "A000045"]
     for path in (tmp_path / "res").rglob("*"):
         if path.is_file():
