@@ -357,3 +357,44 @@ def format_table(summary: Mapping[str, Mapping[str, float]], model_id: str = "")
     lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
     lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in body]
     return "\n".join(lines)
+
+
+def agreement(answers: Mapping[str, Mapping[Any, Sequence[int] | None]]) -> dict[str, float]:
+    """Cross-model agreement on the predicted terms (paper §9: "unanimous" and "majority").
+
+    ``answers`` maps model -> item key -> predicted terms (``None`` when that reply failed). Only
+    items every model answered (status ok) count: ``n_items``; ``unanimous`` = all predictions
+    equal; ``majority`` = one prediction shared by more than half of the models. Rates are over
+    ``n_items`` (NaN when 0). Needs at least two models.
+    """
+    if len(answers) < 2:
+        raise ValueError(f"answers must hold at least 2 models, got {len(answers)}")
+    models = list(answers)
+    keys = [k for k in answers[models[0]] if all(k in answers[m] for m in models)]
+    n = unanimous = majority = 0
+    for key in keys:
+        preds = [answers[m][key] for m in models]
+        if any(p is None for p in preds):
+            continue
+        n += 1
+        counts: dict[tuple, int] = {}
+        for p in preds:
+            counts[tuple(p)] = counts.get(tuple(p), 0) + 1
+        top = max(counts.values())
+        unanimous += top == len(models)
+        majority += 2 * top > len(models)
+    rate = (lambda k: k / n) if n else (lambda k: float("nan"))
+    return {"n_items": float(n), "unanimous": float(unanimous), "majority": float(majority),
+            "unanimous_rate": rate(unanimous), "majority_rate": rate(majority)}
+
+
+def agreement_by_stratum(runs: Mapping[str, Sequence[QueryRecord]]) -> dict[str, dict[str, float]]:
+    """:func:`agreement` per stratum for several models' records on the same sample."""
+    out = {}
+    all_records = [r for recs in runs.values() for r in recs]
+    for stratum in strata(all_records):
+        out[stratum] = agreement({
+            model: {r.item.anum: (r.parsed.next_terms if r.parsed.ok else None)
+                    for r in recs if r.item.stratum == stratum}
+            for model, recs in runs.items()})
+    return out

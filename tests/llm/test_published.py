@@ -65,3 +65,24 @@ def test_metric_on_released_rows_reproduces_published_rows():
             assert key in ours, key
             assert ours[key] == pytest.approx(published, abs=1e-12) or (math.isnan(ours[key]) and math.isnan(published)), \
                 (row.model, row.task, key)
+
+
+def test_cross_model_agreement_reproduces_the_paper():
+    from rote_hf.llm import agreement
+
+    released = _released_rows()
+    # llm_summary.json "agreement_across_models": items all three models answered, unanimous, majority
+    published = {"clean": (17, 4, 9), "revising": (16, 1, 5), "wilderness": (16, 4, 9)}
+    for stratum, expected in published.items():
+        answers = {}
+        for model in MODELS.values():
+            cell = [r for r in released if r["model"] == model and r["stratum"] == stratum]
+            # the released rows of each cell are in the same (A-number) order for every model
+            assert len(cell) == 20
+            answers[model] = {i: (r["prediction"] if r["status"] == "ok" else None) for i, r in enumerate(cell)}
+        refs = [[r["reference"] for r in released if r["model"] == m and r["stratum"] == stratum] for m in MODELS.values()]
+        assert refs[0] == refs[1] == refs[2]
+        got = agreement(answers)
+        assert (got["n_items"], got["unanimous"], got["majority"]) == expected
+    with pytest.raises(ValueError, match="2 models"):
+        agreement({"one": {}})

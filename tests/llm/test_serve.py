@@ -75,3 +75,22 @@ def test_rote_hf_llm_serve_command(monkeypatch):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_agreement_by_stratum_on_records():
+    import json
+
+    from rote_hf.llm import agreement_by_stratum, run_queries
+
+    class Const:
+        model_id = "const"
+
+        def respond(self, messages):
+            return json.dumps({"next_three": [400, 441, 484], "formula": "n^2", "confidence": 3})
+
+    squares = SampleItem("A000290", "clean", tuple(n * n for n in range(20)), (400, 441, 484))
+    cubes = SampleItem("A000578", "clean", tuple(n**3 for n in range(20)), (8000, 9261, 10648))
+    runs = {name: run_queries([squares, cubes], r, concurrency=1)
+            for name, r in (("a", DifferenceResponder()), ("b", DifferenceResponder()), ("c", Const()))}
+    got = agreement_by_stratum(runs)["clean"]
+    assert (got["n_items"], got["unanimous"], got["majority"]) == (2, 1, 2)
