@@ -15,7 +15,7 @@ status:
 
 Failed replies are reported with their status and never scored as wrong answers.
 
-Steps: strip code fences; scan for *balanced* top-level ``{...}`` objects (string-aware);
+Steps: strip code fences; scan for *balanced* top-level ``{...}`` objects (string-aware, linear);
 ``json.loads`` each, last object first (models reason before answering), preferring objects that
 carry the schema's keys; if none decodes strictly, a lenient pass (trailing commas removed,
 single-quoted / Python-literal objects via ``ast.literal_eval``); then validate.
@@ -108,16 +108,17 @@ def strip_fences(text: str) -> str:
     return _FENCE.sub("", text)
 
 
-def scan_objects(text: str, _restarts: int = 20) -> tuple[list[str], bool]:
-    """Balanced top-level ``{...}`` substrings of ``text`` in order, and whether one was left open.
+def scan_objects(text: str) -> tuple[list[str], bool]:
+    """Balanced top-level ``{...}`` substrings of ``text`` that look like JSON (contain ``:``), in
+    order, and whether a JSON-like ``{`` was left open (truncated output).
 
-    Double-quoted strings (with backslash escapes) are skipped, so braces inside them do not
-    count. A ``{`` that never closes (stray prose brace or truncated output) is reported and
-    scanning restarts just after it, at most ``_restarts`` times, so an object that follows a
-    stray brace is still found.
+    One linear pass with a stack of open braces: every ``}`` closes the innermost open ``{``, so a
+    stray unclosed brace in prose does not swallow the object after it. Double-quoted strings
+    (with backslash escapes) inside braces are skipped, so braces in them do not count.
     """
-    objects: list[str] = []
-    depth, start, in_str, esc = 0, -1, False, False
+    stack: list[int] = []
+    pairs: list[tuple[int, int]] = []
+    in_str = esc = False
     for i, ch in enumerate(text):
         if in_str:
             if esc:
@@ -127,22 +128,20 @@ def scan_objects(text: str, _restarts: int = 20) -> tuple[list[str], bool]:
             elif ch == '"':
                 in_str = False
             continue
-        if ch == '"' and depth > 0:
+        if ch == '"' and stack:
             in_str = True
         elif ch == "{":
-            if depth == 0:
-                start = i
-            depth += 1
-        elif ch == "}" and depth > 0:
-            depth -= 1
-            if depth == 0:
-                objects.append(text[start : i + 1])
-    if depth > 0:
-        if _restarts > 0:
-            more, _ = scan_objects(text[start + 1 :], _restarts - 1)
-            objects.extend(more)
-        return objects, True
-    return objects, False
+            stack.append(i)
+        elif ch == "}" and stack:
+            pairs.append((stack.pop(), i))
+    objects, last_end = [], -1
+    for start, end in sorted(pairs, key=lambda p: (p[0], -p[1])):
+        if start > last_end:  # not inside an earlier top-level object
+            last_end = end
+            if ":" in text[start:end]:
+                objects.append(text[start : end + 1])
+    left_open = any(":" in text[start:] for start in stack[:1])
+    return objects, left_open
 
 
 # -------------------------------------------------------------------------------------- decode
@@ -355,7 +354,7 @@ def parse_response(text: str | None, k_next: int = PAPER_K_NEXT) -> ParsedRespon
     body = strip_fences(text)
     objects, left_open = scan_objects(body)
     if not objects:
-        if left_open:
+        if left_open:  # an object with a key was started and never closed
             return ParsedResponse(status="bad_json", error="a JSON object was started but never closed (truncated?)")
         return ParsedResponse(status="no_json", error="no JSON object in the reply")
 
