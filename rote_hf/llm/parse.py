@@ -7,8 +7,8 @@ booleans written as yes/no. :func:`parse_response` handles all of them and gives
 status:
 
 * ``ok``: the fields validated;
-* ``no_json``: empty reply, or no ``{`` at all (prose cut off before any JSON);
-* ``bad_json``: an object was started but none could be decoded, even leniently (this includes
+* ``no_json``: empty reply, or no JSON-like ``{...:...`` at all (prose cut off before any JSON);
+* ``bad_json``: a JSON-like object was started but none could be decoded, even leniently (this includes
   JSON truncated in the middle);
 * ``schema_error``: an object decoded but a field is missing or has the wrong type;
 * ``api_error``: the call itself failed (made by :func:`api_error`, never by parsing text).
