@@ -138,7 +138,8 @@ def scan_objects(text: str) -> tuple[list[str], bool]:
     for start, end in sorted(pairs, key=lambda p: (p[0], -p[1])):
         if start > last_end:  # not inside an earlier top-level object
             last_end = end
-            if ":" in text[start:end]:
+            inner = text[start + 1 : end]
+            if ":" in inner or not inner.strip():  # JSON-like: has a key, or is the empty object
                 objects.append(text[start : end + 1])
     left_open = any(":" in text[start:] for start in stack[:1])
     return objects, left_open

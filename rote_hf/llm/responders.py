@@ -10,7 +10,7 @@ caches, logs and result rows. Two responders ship, looked up by name in :data:`R
   ``seed=None`` for servers that reject it), ``max_tokens``, a per-request timeout, bounded
   retries with exponential backoff on 5xx/408/429/timeouts/connection errors, a cap on the
   reply size. The API token is read from the environment (``ROTE_LLM_API_KEY``, then
-  ``HF_TOKEN``) and is never part of a repr, error message, cache, log or result.
+  ``HF_TOKEN``; never the token saved by ``hf auth login``) and is never part of a repr, error message, cache, log or result.
 * ``"local"``: :class:`LocalPipelineResponder`, a ``transformers`` text-generation pipeline on
   a local model folder (greedy decoding, ``do_sample=False``).
 
@@ -30,6 +30,11 @@ from urllib.parse import urlsplit
 
 API_KEY_ENV = ("ROTE_LLM_API_KEY", "HF_TOKEN")
 """Environment variables read for the API token, first set wins."""
+
+NO_TOKEN = "EMPTY"
+"""Sent as the bearer token when none is configured (the convention of local OpenAI-compatible
+servers). Why not nothing: ``InferenceClient`` would then fall back to ``get_token()`` -- the
+token saved by ``hf auth login`` -- and send it to whatever server ``base_url`` names."""
 
 Messages = Sequence[Mapping[str, str]]
 
@@ -139,8 +144,8 @@ class OpenAICompatibleResponder:
     """Chat completions against an OpenAI-compatible server via ``huggingface_hub.InferenceClient``.
 
     ``base_url`` ends with ``/v1`` for most servers (the client POSTs ``{base_url}/chat/completions``).
-    ``api_key=None`` reads the token from ``ROTE_LLM_API_KEY`` or ``HF_TOKEN``; no token is fine for
-    local servers. ``timeout_s`` is per request (seconds); ``max_reply_chars`` cuts longer replies
+    ``api_key=None`` reads the token from ``ROTE_LLM_API_KEY`` or ``HF_TOKEN``; without one,
+    :data:`NO_TOKEN` is sent (local servers ignore it). ``timeout_s`` is per request (seconds); ``max_reply_chars`` cuts longer replies
     (the cut reply then usually parses as ``bad_json``). ``sleep`` is injectable for tests.
     """
 
@@ -168,8 +173,9 @@ class OpenAICompatibleResponder:
         self.max_tokens, self.temperature, self.seed = max_tokens, float(temperature), seed
         self.timeout_s, self.retry, self.max_reply_chars = float(timeout_s), retry, max_reply_chars
         self.json_mode, self._sleep = json_mode, sleep
-        self.__token = api_key if api_key is not None else api_key_from_env()
-        self._client = InferenceClient(base_url=self.base_url, api_key=self.__token, timeout=self.timeout_s)
+        self.__token = (api_key if api_key is not None else api_key_from_env()) or None
+        self._client = InferenceClient(base_url=self.base_url, api_key=self.__token or NO_TOKEN,
+                                       timeout=self.timeout_s)
 
     def __repr__(self) -> str:  # never shows the token
         return (f"OpenAICompatibleResponder(base_url={self.base_url!r}, model={self.model!r}, "

@@ -92,6 +92,7 @@ CASES = [
     ("non_schema_object_only", '{"answer": 42}', SE, (), False, None, None),
     ("think_tags", "<think>maybe {1,2}? no</think>\n" + GOOD, OK, (1, 2, 3), False, 4, True),
     ("number_only", "42", NJ, (), False, None, None),
+    ("empty_object", "{}", SE, (), False, None, None),
     ("prose_braces_cut_before_json", "Let {a_n} be the sequence; the set {1, 2, 3} of first differences is", NJ, (), False, None, None),
     ("many_stray_braces_then_json", "Consider {a_n} and the set {1, 2 " * 200 + "\n" + GOOD, OK, (1, 2, 3), False, 4, True),
 ]

@@ -120,3 +120,27 @@ def test_redirect_never_carries_the_token(monkeypatch):
             assert r.respond(build_messages(range(20))) == ok
         assert origin.requests[0]["headers"]["authorization"] == "Bearer tok-SECRET"
         assert "authorization" not in other.requests[0]["headers"]
+
+
+def test_saved_login_token_is_never_sent(monkeypatch, tmp_path):
+    """Only ROTE_LLM_API_KEY / HF_TOKEN are used; the token of `hf auth login` stays home."""
+    from huggingface_hub import constants, get_token
+
+    from rote_hf.llm import OpenAICompatibleResponder
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.delenv("ROTE_LLM_API_KEY", raising=False)
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    saved = tmp_path / "token"
+    saved.write_text("hf_saved_login_SECRET")
+    monkeypatch.setattr(constants, "HF_TOKEN_PATH", str(saved))
+    assert get_token() == "hf_saved_login_SECRET"  # the fallback huggingface_hub would use
+    ok = json.dumps({"next_three": [1, 2, 3], "formula": "x"})
+    with StubServer(lambda body: (200, ok)) as server:
+        r = OpenAICompatibleResponder(server.base_url, "m")
+        r.respond(build_messages(range(20)))
+        monkeypatch.setenv("HF_TOKEN", "hf_env_token")
+        OpenAICompatibleResponder(server.base_url, "m").respond(build_messages(range(20)))
+    assert server.requests[0]["headers"]["authorization"] == "Bearer EMPTY"
+    assert server.requests[1]["headers"]["authorization"] == "Bearer hf_env_token"
+    assert "authenticated=False" in repr(r)
