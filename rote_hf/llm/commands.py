@@ -70,6 +70,10 @@ def run_query(args: argparse.Namespace) -> int:
     print(f"\n{len(report.records)} sequences: {report.n_asked} asked, {report.n_cached} from the cache; "
           f"{len(report.appended)} result rows appended to {args.results}"
           + (f", {len(report.already_stored)} already stored" if report.already_stored else ""))
+    incomplete = [r.task for r in report.rows if r.status == "failed"]
+    if incomplete:
+        print(f"incomplete (calls failed, stored as failed): {', '.join(incomplete)}; run the same command "
+              "again to retry only those calls")
     if report.log_path:
         print(f"per-sample log: {report.log_path}")
     if args.compare_paper:

@@ -242,7 +242,9 @@ def result_rows(summary: Mapping[str, Mapping[str, float]], records: Sequence[Qu
                 settings: Mapping[str, Any], prompt: PromptConfig, *, log_file: str = "",
                 data_seed: int | None = None, sample_name: str = CONFIG) -> list:
     """One :class:`~rote_hf.results.ResultRow` per stratum of ``summary`` (``source="ours"``);
-    ``sample_name`` (the dataset config or file) becomes the row's ``config``."""
+    ``sample_name`` (the dataset config or file) becomes the row's ``config``. A stratum with
+    calls that failed (``api_error``) is stored with ``status="failed"`` (metrics included): a
+    re-run asks those calls again and replaces the row."""
     from rote_hf.results import ResultRow, config_hash, make_run_id
     from rote_hf.results.provenance import git_commit, package_version, utc_timestamp
 
@@ -258,6 +260,11 @@ def result_rows(summary: Mapping[str, Mapping[str, float]], records: Sequence[Qu
         }
         failures = [f"{r.item.anum}:{r.parsed.status}" for r in records
                     if (stratum == ALL or r.item.stratum == stratum) and not r.parsed.ok]
+        n_api = int(metrics.get("n_failed_api_error", 0))
+        # Calls that never came back are transient: the row is stored as failed, so the same command
+        # run again (which re-asks only them) replaces it. Unparseable replies are the model's own.
+        incomplete = {"status": "failed", "error": f"{n_api} of {len(items)} calls failed (api_error); "
+                      "run the same command again to retry them"} if n_api else {}
         rows.append(ResultRow(
             run_id=make_run_id(SUITE, model_id, stratum, spec), suite=SUITE, task=stratum, model=model_id,
             config=sample_name, protocol=PROTOCOL, data_seed=data_seed,
@@ -269,7 +276,7 @@ def result_rows(summary: Mapping[str, Mapping[str, float]], records: Sequence[Qu
             score_name="accuracy", score=metrics.get("accuracy"), lower_is_better=False,
             source="ours", package_version=package_version(), git_commit=git_commit(),
             dataset_fingerprint=sample_fingerprint(items), config_name=sample_name, config_hash=config_hash(spec),
-            timestamp=utc_timestamp(), verified=False,
+            timestamp=utc_timestamp(), verified=False, **incomplete,
         ))
     return rows
 

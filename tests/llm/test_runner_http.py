@@ -135,6 +135,10 @@ def test_end_to_end_statuses_metrics_retry_resume(online, server, tmp_path):
     assert rows["clean"].suite == "mdl" and rows["clean"].protocol == "llm-query"
     assert rows["clean"].model == "stub-model" and rows["clean"].score == pytest.approx(2 / 3)
     assert rows["revising"].outputs["failures"] == "A000006:bad_json,A000007:no_json,A000008:api_error"
+    # a call that never came back makes its rows "failed" (retried on the next run); parse failures do not
+    assert {t: r.status for t, r in rows.items()} == {"clean": "ok", "revising": "failed", "wilderness": "ok",
+                                                      "all": "failed"}
+    assert rows["revising"].error.startswith("1 of 4 calls failed (api_error)")
     assert math.isclose(rows["wilderness"].metrics["abstention_rate"], 2 / 3)
 
     # per-sample log
@@ -159,7 +163,10 @@ def test_end_to_end_statuses_metrics_retry_resume(online, server, tmp_path):
     for k, metrics in report.summary.items():  # same values (NaN where a denominator is empty)
         assert all(again.summary[k][m] == v or (math.isnan(v) and math.isnan(again.summary[k][m]))
                    for m, v in metrics.items())
-    assert sorted(again.already_stored) == sorted(report.appended) and again.appended == []
+    # finished strata are not stored twice; the failed ones are replaced (still failed: the 503 persists)
+    assert sorted(again.already_stored) == sorted(r.run_id for r in report.rows if r.status == "ok")
+    assert sorted(again.appended) == sorted(r.run_id for r in report.rows if r.status == "failed")
+    assert len(ResultStore(tmp_path / "res").rows()) == 4
     table = format_table(report.summary, "stub-model")
     assert table.splitlines()[1].split()[:4] == ["stratum", "n", "failed", "acc"]
     assert table.splitlines()[2].split()[:4] == ["clean", "4", "1", "0.667"]
