@@ -129,9 +129,17 @@ def load_rows(source: str | os.PathLike, *, config: str = CONFIG, split: str | N
         if not isinstance(data, list):
             raise ValueError(f"source {str(source)!r} must hold a JSON list of row objects")
         return data
+    if path.suffix in (".json", ".jsonl"):
+        raise FileNotFoundError(f"source {str(source)!r} does not exist")
     from datasets import load_dataset
 
-    ds = load_dataset(str(source), config)
+    try:
+        ds = load_dataset(str(source), config)
+    except (ConnectionError, OSError) as exc:  # FileNotFoundError and DatasetNotFoundError included
+        hint = " (build the local mirror with `rote-hf build oeis-mdl --root .`)" if "oeis-mdl" in str(source) else ""
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise FileNotFoundError(f"dataset {str(source)!r} (config {config!r}) is neither a local folder nor "
+                                f"reachable on the Hub{hint}: {first}") from None
     if split is None:
         if len(ds) != 1:
             raise ValueError(f"split must be one of {sorted(ds)} for {str(source)!r}")

@@ -144,3 +144,11 @@ def test_saved_login_token_is_never_sent(monkeypatch, tmp_path):
     assert server.requests[0]["headers"]["authorization"] == "Bearer EMPTY"
     assert server.requests[1]["headers"]["authorization"] == "Bearer hf_env_token"
     assert "authenticated=False" in repr(r)
+
+
+def test_missing_sample_is_a_clear_error(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        load_rows("nope.json")
+    with pytest.raises(FileNotFoundError, match="rote-hf build oeis-mdl"):
+        load_rows("rote/oeis-mdl")
