@@ -18,6 +18,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "rote_hf.symbolic.commands",
     "rote_hf.mdl.commands",
     "rote_hf.hub.publish_commands",
+    "rote_hf.llm.commands",
 )
 
 

@@ -94,8 +94,9 @@ def cogscale_rows() -> list[ResultRow]:
     return rows
 
 
-#: MDL LLM evaluation model codes of the per-row file -> model names of the paper.
-MDL_LLM_MODELS = {"C": "Claude Sonnet 4.5", "G": "GPT-4o", "L": "Llama 3.3 70B"}
+#: MDL LLM evaluation model codes of the per-row file -> the OpenRouter model ids the paper
+#: queried (the names our own runs of the same endpoints are stored under).
+MDL_LLM_MODELS = {"C": "anthropic/claude-sonnet-4.5", "G": "openai/gpt-4o", "L": "meta-llama/llama-3.3-70b-instruct"}
 MDL_STRATA = ("clean", "revising", "wilderness")
 
 
@@ -129,7 +130,9 @@ def mdl_llm_rows() -> list[ResultRow]:
             run_id=f"paper-mdl_llm_eval-{code}-{stratum}", suite="mdl", task=stratum, model=model,
             config="llm_eval", protocol="llm-query", source="paper", verified=True,
             task_params={"stratum": stratum, "n_shown": 20, "k_next": 3, "sample_seed": 0},
-            settings={"temperature": 0, "max_tokens": 400, "aggregate": "20 sequences per stratum; failed calls not scored"},
+            model_config={"responder": "openai", "model": model},
+            settings={"endpoint": "OpenRouter chat completions", "temperature": 0, "max_tokens": 400,
+                      "aggregate": "20 sequences per stratum; failed calls not scored"},
             metrics=metrics, score_name="accuracy", score=float(metrics["accuracy"]), lower_is_better=False,
             device="api",
         ))

@@ -6,12 +6,14 @@ import math
 from fractions import Fraction
 from pathlib import Path
 
+import rote_hf.results.published
+
 import pytest
 
 from rote_hf.metrics import confabulation, wilson_interval
 from rote_hf.metrics.confabulation import Z_95
 
-DATA = Path(__file__).parent / "data" / "mdl_llm_eval_rows.txt"
+DATA = Path(rote_hf.results.published.__file__).parent / "published" / "mdl_llm_eval_rows.txt"
 
 
 def _rows():

@@ -96,7 +96,7 @@ def test_cogscale_board_and_toggle(client):
 def test_llm_board_paper_rows_beside_ours(client):
     rows = table(client.predict(ALL, ALL, ALL, "abstention", api_name="/llm_board"))
     assert len(rows) == 12
-    gpt = next(r for r in rows if r["model"] == "GPT-4o" and r["stratum"] == "wilderness")
+    gpt = next(r for r in rows if r["model"] == "openai/gpt-4o" and r["stratum"] == "wilderness")
     assert gpt["abstention"] == 0.95 and gpt["mean confidence"] == 2.45 and gpt["source"] == "paper"
     ours = table(client.predict("clean", ALL, "ours", "accuracy", api_name="/llm_board"))
     assert len(ours) == 1 and ours[0]["model"] == "tiny-llm" and ours[0]["accuracy"] == 0.5

@@ -39,15 +39,15 @@ def test_published_mdl_llm_rows_reproduce_the_paper():
     12 of 180 calls failed."""
     by = {(r.model, r.task): r.metrics for r in mdl_llm_rows()}
     assert len(by) == 9
-    wild = [by[(m, "wilderness")] for m in ("Claude Sonnet 4.5", "GPT-4o", "Llama 3.3 70B")]
+    wild = [by[(m, "wilderness")] for m in ("anthropic/claude-sonnet-4.5", "openai/gpt-4o", "meta-llama/llama-3.3-70b-instruct")]
     assert [round(m["abstention_rate"] * 100, 1) for m in wild] == [64.7, 95.0, 89.5]
     assert [round(m["mean_confidence"], 2) for m in wild] == [3.18, 2.45, 2.68]
-    llama = by[("Llama 3.3 70B", "clean")]
+    llama = by[("meta-llama/llama-3.3-70b-instruct", "clean")]
     assert (llama["accuracy"], llama["accuracy_unrecognized"]) == (0.25, 0.0)
-    claude = by[("Claude Sonnet 4.5", "clean")]
+    claude = by[("anthropic/claude-sonnet-4.5", "clean")]
     assert claude["accuracy_unrecognized"] == pytest.approx(4 / 7)
     assert sum(m["n_failed"] for m in by.values()) == 12 and sum(m["n_rows"] for m in by.values()) == 180
-    for model in ("Claude Sonnet 4.5", "GPT-4o", "Llama 3.3 70B"):  # confabulation higher on clean than wilderness
+    for model in ("anthropic/claude-sonnet-4.5", "openai/gpt-4o", "meta-llama/llama-3.3-70b-instruct"):  # confabulation higher on clean than wilderness
         assert by[(model, "clean")]["confabulation_rate"] > by[(model, "wilderness")]["confabulation_rate"]
 
 
@@ -91,11 +91,11 @@ def test_cogscale_lr_selection_and_best_overall(rows):
 def test_llm_board_filters(rows):
     assert len(llm_board(rows)) == 12
     wild = llm_board(rows, stratum="wilderness", source="paper")
-    assert list(wild["model"]) == ["Claude Sonnet 4.5", "GPT-4o", "Llama 3.3 70B"]
-    assert list(wild["abstention"]) == [0.6471, 0.95, 0.8947]
+    assert list(wild["model"]) == ["anthropic/claude-sonnet-4.5", "meta-llama/llama-3.3-70b-instruct", "openai/gpt-4o"]
+    assert list(wild["abstention"]) == [0.6471, 0.8947, 0.95]
     bars = plots.llm_bars(wild, "abstention")
-    assert list(bars["bar"]) == ["wilderness | Claude Sonnet 4.5 (paper)", "wilderness | GPT-4o (paper)",
-                                 "wilderness | Llama 3.3 70B (paper)"]
+    assert list(bars["bar"]) == ["wilderness | anthropic/claude-sonnet-4.5 (paper)",
+                                 "wilderness | meta-llama/llama-3.3-70b-instruct (paper)", "wilderness | openai/gpt-4o (paper)"]
 
 
 def test_pareto_front():
