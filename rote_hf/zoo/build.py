@@ -125,7 +125,12 @@ def build_model(
             return architecture_count(spec, input_size, output_size, {**arch, key: w})
 
         if preset == "cogscale-paper":
-            arch[key] = REFERENCE_WIDTH_RULES[name](input_size, output_size, budget, arch, count)
+            width = REFERENCE_WIDTH_RULES[name](input_size, output_size, budget, arch, count)
+            if width > spec.width_max:  # e.g. a "100k" ESN = 10,000 dense units, which CogScale never ran
+                raise ValueError(
+                    f"budget={budget} gives {key}={width} for {name!r}, above its limit {spec.width_max}"
+                )
+            arch[key] = width
         else:
             width, achieved = search_width(
                 count, budget, width_min=spec.width_min, width_step=width_step, width_max=spec.width_max
