@@ -49,13 +49,30 @@ def _aligned(width: int, step: int, minimum: int) -> int:
 
 
 def search_width(
-    count: Callable[[int], int], budget: int, *, width_min: int, width_step: int, width_max: int
+    count: Callable[[int], int],
+    budget: int,
+    *,
+    width_min: int,
+    width_step: int,
+    width_max: int,
+    monotone: bool = True,
 ) -> tuple[int, int]:
-    """Width (a multiple of ``width_step``, >= ``width_min``) whose count is closest to ``budget``.
+    """Width (a multiple of ``width_step``, >= ``width_min``) whose count is closest to ``budget``
+    (ties: the smaller width). Returns (width, count).
 
-    ``count`` must be non-decreasing in width. Gallops up from ``width_min`` then bisects, so huge
-    widths are never built. Returns (width, count).
+    Monotone counts: gallop up from ``width_min`` then bisect, so huge widths are never built.
+    Non-monotone counts: scan every width until the count passes twice the budget.
     """
+    if not monotone:
+        best, best_count, width = None, None, width_min
+        while width <= width_max:
+            c = count(width)
+            if best is None or abs(c - budget) < abs(best_count - budget):
+                best, best_count = width, c
+            if c > 2 * budget:
+                break
+            width += width_step
+        return best, best_count
     lo = _aligned(width_min, width_step, width_min)
     if lo < width_min:
         lo += width_step

@@ -124,6 +124,7 @@ def _performer_count(i: int, o: int, a) -> int:
                          "key_stabilizer": "global"},
     },
     count=_performer_count,
+    monotone=False,  # the head rule and the dim_head floor of 16 make the count jump with d
 )
 def build_performer(input_size: int, output_size: int, **arch) -> nn.Module:
     """Causal FAVOR+ Performer (library), ROTE wrapper."""
