@@ -28,7 +28,8 @@ def test_chunked_scan_equals_sequential(chunk):
 
 @pytest.mark.parametrize("name", RECURRENT)
 def test_parallel_form_equals_step_by_step(name):
-    model = build_model(name, input_size=3, output_size=4, seed=0, **TINY[name]).double().eval()
+    force = {"scan": "chunked"} if name in ("minlstm-rote", "rwkv-rote", "mamba") else {}
+    model = build_model(name, input_size=3, output_size=4, seed=0, **TINY[name], **force).double().eval()
     x = torch.randn(2, 37, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(5))
     with torch.no_grad():
         parallel = model(x)
@@ -40,10 +41,14 @@ def test_parallel_form_equals_step_by_step(name):
 
 def test_mamba_chunk_size_does_not_change_outputs():
     x = torch.randn(2, 29, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
-    outs = [build_model("mamba", input_size=3, output_size=2, seed=4, d_model=8, scan_chunk=c).double()(x)
-            for c in (1, 5, 32)]
+    outs = [build_model("mamba", input_size=3, output_size=2, seed=4, d_model=8, scan_chunk=c,
+                        scan="chunked").double()(x) for c in (1, 5, 32)]
+    outs.append(build_model("mamba", input_size=3, output_size=2, seed=4, d_model=8).double()(x))  # auto: CPU
     torch.testing.assert_close(outs[0], outs[1], rtol=1e-10, atol=1e-10)
     torch.testing.assert_close(outs[0], outs[2], rtol=1e-10, atol=1e-10)
+    torch.testing.assert_close(outs[0], outs[3], rtol=1e-10, atol=1e-10)
+    with pytest.raises(ValueError, match="scan must be one of"):
+        build_model("mamba", input_size=3, output_size=2, d_model=8, scan="parallel")
 
 
 def test_esn_states_and_ridge_match_reservoirpy():
