@@ -6,7 +6,8 @@ Reports CPU seconds (``time.process_time``, one thread) per fwd+bwd of one batch
 (batch, time, 4) -> (batch, time, 4), with the loss on the last step (the ROTE read-out), at
 (a) the ROTE-paper size (``preset="rote-paper"``, n = 4) where the family has one, and
 (b) an honest 10k-parameter budget (``budget=10_000``). Then, for the recurrent families with a
-parallel form, the forward time of ``model(x)`` vs ``model.step_by_step(x)`` at 10k.
+parallel form, the forward time of ``model(x)`` (with ``scan="chunked"`` where the family has that
+switch) vs ``model.step_by_step(x)`` at 10k.
 On CUDA (``--device cuda``) wall time with synchronisation is reported instead.
 """
 
@@ -21,6 +22,7 @@ import torch
 
 from rote_hf.zoo import build_model, get_spec, model_info, names
 
+CHUNKED_SCANS = ("minlstm-rote", "rwkv-rote", "mamba")
 STEP_FAMILIES = ["lstm", "gru", "mingru", "minlstm", "minlstm-rote", "rwkv", "rwkv-rote", "xlstm", "mamba"]
 
 
@@ -89,7 +91,10 @@ def main() -> None:
     print("| model (10k) | parallel fwd s | step-by-step fwd s | ratio |")
     print("|---|---|---|---|")
     for name in [n for n in STEP_FAMILIES if n in chosen]:
-        model = build_model(name, input_size=4, output_size=4, seed=0, budget=10_000).to(args.device).eval()
+        # our scans default to the sequential form on CPU; force the parallel one for the comparison
+        force = {"scan": "chunked"} if name in CHUNKED_SCANS else {}
+        model = build_model(name, input_size=4, output_size=4, seed=0, budget=10_000, **force)
+        model = model.to(args.device).eval()
         par = forward(model, x, args.repeats, clock)
         seq = forward(model.step_by_step, x, args.repeats, clock)
         print(f"| {name} | {par:.4f} | {seq:.4f} | {seq / par:.1f}x |", flush=True)
