@@ -57,6 +57,13 @@ def test_cogscale_preset_is_honest_and_counts_are_real(name):
     assert abs(info.n_params - budget) <= 0.1 * budget
     if name in ("transformer", "transformer-ed"):
         assert info.arch["d_model"] % 2 == 0 and info.arch["nhead"] == 2
+        spec = get_spec(name)
+        smallest = spec.count(4, 3, {**spec.defaults, **spec.presets["cogscale"], "d_model": 2})
+        tiny = resolve_arch(name, input_size=4, output_size=3, preset="cogscale", budget=smallest)
+        assert tiny.arch["d_model"] == 2  # the smallest even width, never 1
+        for budget in (20_000, 30_000, 50_000):
+            assert resolve_arch(name, input_size=4, output_size=3, preset="cogscale",
+                                budget=budget).arch["d_model"] % 2 == 0
     if name in ("lstm", "gru"):
         assert info.arch["num_layers"] == 1
 
@@ -68,6 +75,9 @@ def test_search_width_unit():
     assert search_width(lambda w: w * w, 10_000, width_min=4, width_step=4, width_max=1000) == (100, 10_000)
     assert search_width(lambda w: w, 10, width_min=20, width_step=1, width_max=100) == (20, 20)
     assert search_width(lambda w: w, 500, width_min=1, width_step=1, width_max=64) == (64, 64)
+    # widths are multiples of the step, never below width_min
+    assert search_width(lambda w: w, 1, width_min=1, width_step=2, width_max=100) == (2, 2)
+    assert search_width(lambda w: w, 30, width_min=5, width_step=4, width_max=100) == (28, 28)
     # non-monotone counts are scanned
     counts = {1: 10, 2: 60, 3: 40, 4: 200}
     assert search_width(counts.__getitem__, 45, width_min=1, width_step=1, width_max=4, monotone=False) == (3, 40)
