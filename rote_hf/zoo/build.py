@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any, Mapping
 
 from .budget import (
@@ -21,6 +20,18 @@ from .registry import get_spec
 
 PRESETS = ("rote-paper", "rote-matched", "cogscale", "cogscale-paper")
 _INTERNAL = ("_width_step",)
+
+
+class ReadOnlyDict(dict):
+    """A dict that refuses mutation but still copies and pickles (a mappingproxy does not)."""
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("the architecture of a built model is read-only")
+
+    __setitem__ = __delitem__ = clear = pop = popitem = setdefault = update = _refuse  # type: ignore[assignment]
+
+    def __reduce__(self):
+        return (ReadOnlyDict, (dict(self),))
 
 
 @dataclass(frozen=True)
@@ -132,7 +143,7 @@ def resolve_arch(
             check_tolerance(name, budget, achieved, key, width)
             arch[key] = width
     return Resolution(name=name, preset=preset, budget=budget, target=target,
-                      arch=MappingProxyType(dict(arch)), expected_params=count(arch[key]))
+                      arch=ReadOnlyDict(arch), expected_params=count(arch[key]))
 
 
 def build_model(
