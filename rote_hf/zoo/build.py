@@ -37,7 +37,9 @@ class ReadOnlyDict(dict):
 @dataclass(frozen=True)
 class BuildInfo:
     """How a model was built. ``n_params`` is the honest trainable count of the built model;
-    ``budget`` / ``target`` are what was asked for (None when not applicable)."""
+    ``n_fixed`` counts what is stored but not trained (buffers such as the ESN reservoir or the
+    Performer random features, and frozen parameters); ``budget`` / ``target`` are what was asked
+    for (None when not applicable)."""
 
     name: str
     preset: str | None
@@ -49,6 +51,7 @@ class BuildInfo:
     source: str
     input_size: int
     output_size: int
+    n_fixed: int = 0
 
     @property
     def relative_error(self) -> float | None:
@@ -187,6 +190,8 @@ def build_model(
         name=name, preset=preset, budget=res.budget, target=res.target, arch=res.arch,
         n_params=count_parameters(model), causal=bool(getattr(model, "causal", spec.causal)),
         source=spec.source, input_size=input_size, output_size=output_size,
+        n_fixed=int(sum(b.numel() for b in model.buffers())
+                    + sum(p.numel() for p in model.parameters() if not p.requires_grad)),
     )
     return model
 

@@ -66,6 +66,9 @@ def test_cogscale_preset_is_honest_and_counts_are_real(name):
                                 budget=budget).arch["d_model"] % 2 == 0
     if name in ("lstm", "gru"):
         assert info.arch["num_layers"] == 1
+    if name == "esn":  # the reservoir is stored, not trained: reported apart from the budget
+        units = info.arch["units"]
+        assert info.n_params == (units + 1) * 3 and info.n_fixed == units * units + units * 4 + units
 
 
 def test_search_width_unit():
