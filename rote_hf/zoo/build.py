@@ -109,10 +109,11 @@ def resolve_arch(
         arch["reservoir_seed"] = seed
     arch.update(widths)
 
+    key = spec.width_key
+
     def count(w: int) -> int:
         return architecture_count(spec, input_size, output_size, {**arch, key: w})
 
-    key = spec.width_key
     target = None
     if preset == "rote-matched":
         if budget is not None or key in widths:
@@ -123,8 +124,8 @@ def resolve_arch(
         arch[key], _ = matched_width(count, ROTE_MATCHED_GRIDS[key], target)
     elif target_m is not None:
         raise ValueError("target_m is only used with preset='rote-matched'")
-    if preset in ("cogscale", "cogscale-paper") and budget is None:
-        raise ValueError(f"preset {preset!r} needs budget= (e.g. 1000, 10000, 100000)")
+    if preset in ("cogscale", "cogscale-paper") and budget is None and key not in widths:
+        raise ValueError(f"preset {preset!r} needs budget= (e.g. 1000, 10000, 100000) or {key}=")
     if budget is not None:
         budget = _positive_int(budget, "budget")
         if preset in ("rote-paper", "rote-matched"):

@@ -97,5 +97,7 @@ def test_budget_arguments_are_validated():
         build_model("gru", input_size=2, output_size=2, budget=1000, preset="rote-paper")
     with pytest.raises(ValueError, match="needs budget="):
         build_model("gru", input_size=2, output_size=2, preset="cogscale")
+    explicit = resolve_arch("gru", input_size=2, output_size=2, preset="cogscale", hidden_size=5)
+    assert explicit.arch["num_layers"] == 1 and explicit.expected_params == 3 * 5 * (2 + 5 + 2) + 5 * 2 + 2
     with pytest.raises(ValueError, match="above its limit"):
         build_model("esn", input_size=2, output_size=2, preset="cogscale-paper", budget=100_000)
