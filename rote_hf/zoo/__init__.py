@@ -8,7 +8,7 @@ Contract: every model maps x (batch, time, input_size) float to per-step outputs
 """
 
 from .budget import BUDGET_TOLERANCE, ROTE_MATCHED_GRIDS, count_parameters
-from .build import PRESETS, BuildInfo, build_model, model_info
+from .build import PRESETS, BuildInfo, Resolution, build_model, model_info, resolve_arch
 from .registry import ModelSpec, get_spec, names, register
 
 #: The ROTE paper's eight models, in the paper's order (use with preset="rote-paper").
@@ -27,6 +27,6 @@ COGSCALE_MODELS = {"LSTM": "lstm", "GRU": "gru", "Transformer_DO": "transformer"
 
 __all__ = [
     "BUDGET_TOLERANCE", "BuildInfo", "COGSCALE_MODELS", "ModelSpec", "PRESETS", "ROTE_MATCHED_GRIDS",
-    "ROTE_PAPER_MODELS", "ROTE_REFERENCE_NAMES", "build_model", "count_parameters", "get_spec",
-    "model_info", "names", "register",
+    "ROTE_PAPER_MODELS", "ROTE_REFERENCE_NAMES", "Resolution", "build_model", "count_parameters", "get_spec",
+    "model_info", "names", "register", "resolve_arch",
 ]

@@ -44,28 +44,45 @@ def architecture_count(spec: ModelSpec, input_size: int, output_size: int, arch:
     return count_parameters(model)
 
 
-def _aligned(width: int, step: int, minimum: int) -> int:
-    return max(minimum, width - width % step)
+def _aligned(width: int, step: int, first: int) -> int:
+    """Largest multiple of ``step`` <= ``width``, but at least ``first`` (itself a multiple)."""
+    return max(first, width - width % step)
 
 
 def search_width(
-    count: Callable[[int], int], budget: int, *, width_min: int, width_step: int, width_max: int
+    count: Callable[[int], int],
+    budget: int,
+    *,
+    width_min: int,
+    width_step: int,
+    width_max: int,
+    monotone: bool = True,
 ) -> tuple[int, int]:
-    """Width (a multiple of ``width_step``, >= ``width_min``) whose count is closest to ``budget``.
+    """Width (a multiple of ``width_step``, >= ``width_min``) whose count is closest to ``budget``
+    (ties: the smaller width). Returns (width, count).
 
-    ``count`` must be non-decreasing in width. Gallops up from ``width_min`` then bisects, so huge
-    widths are never built. Returns (width, count).
+    Monotone counts: gallop up from ``width_min`` then bisect, so huge widths are never built.
+    Non-monotone counts: scan every width until the count passes twice the budget.
     """
-    lo = _aligned(width_min, width_step, width_min)
-    if lo < width_min:
-        lo += width_step
+    first = -(-width_min // width_step) * width_step  # smallest legal width: a multiple of the step
+    if not monotone:
+        best, best_count, width = None, None, first
+        while width <= width_max:
+            c = count(width)
+            if best is None or abs(c - budget) < abs(best_count - budget):
+                best, best_count = width, c
+            if c > 2 * budget:
+                break
+            width += width_step
+        return best, best_count
+    lo = first
     c_lo = count(lo)
     if c_lo >= budget:
         return lo, c_lo
     hi = lo
     while True:  # gallop: double until the count passes the budget or the cap is reached
         nxt = min(width_max, lo + 2 * (hi - lo) + width_step)
-        nxt = _aligned(nxt, width_step, width_min)
+        nxt = _aligned(nxt, width_step, first)
         if nxt <= hi:
             return hi, count(hi)
         hi = nxt
@@ -74,7 +91,7 @@ def search_width(
         lo = hi
     # invariant: count(lo) < budget <= count(hi)
     while hi - lo > width_step:
-        mid = _aligned((lo + hi) // 2, width_step, width_min)
+        mid = _aligned((lo + hi) // 2, width_step, first)
         if mid <= lo:
             mid = lo + width_step
         if count(mid) < budget:

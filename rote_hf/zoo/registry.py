@@ -27,6 +27,7 @@ class ModelSpec:
     width_max: largest width a budget search may try.
     count: optional closed form (input_size, output_size, arch) -> trainable parameters, used to
         search budgets without building; tests check it against the built model.
+    monotone: False when the count is not non-decreasing in width (budgets then scan every width).
     """
 
     name: str
@@ -42,6 +43,7 @@ class ModelSpec:
     description: str = ""
     width_max: int = 1 << 14
     count: Callable[[int, int, Mapping[str, Any]], int] | None = None
+    monotone: bool = True
 
 
 _REGISTRY: dict[str, ModelSpec] = {}
@@ -60,6 +62,7 @@ def register(
     width_step: int = 1,
     width_max: int = 1 << 14,
     count: Callable[[int, int, Mapping[str, Any]], int] | None = None,
+    monotone: bool = True,
     description: str = "",
 ) -> Callable[[Builder], Builder]:
     """Decorator: register ``builder`` under ``name`` (names are unique)."""
@@ -81,6 +84,7 @@ def register(
             description=description or (builder.__doc__ or "").strip().split("\n")[0],
             width_max=width_max,
             count=count,
+            monotone=monotone,
         )
         return builder
 

@@ -55,23 +55,25 @@ class EchoStateNetwork(nn.Module):
             input_connectivity=input_connectivity, rc_connectivity=rc_connectivity, bias_scaling=bias_scaling,
             reservoir_seed=reservoir_seed)
         self.leak_rate = float(leak_rate)
-        self.register_buffer("W", torch.tensor(w, dtype=torch.float32))
-        self.register_buffer("W_in", torch.tensor(w_in, dtype=torch.float32))
-        self.register_buffer("bias", torch.tensor(b, dtype=torch.float32))
+        # float64 buffers keep reservoirpy's exact matrices; forward casts them to the input's dtype
+        self.register_buffer("W", torch.tensor(w, dtype=torch.float64))
+        self.register_buffer("W_in", torch.tensor(w_in, dtype=torch.float64))
+        self.register_buffer("bias", torch.tensor(b, dtype=torch.float64))
         self.readout = nn.Linear(units, output_size)
 
     def states(self, x: torch.Tensor) -> torch.Tensor:
         """Reservoir states (batch, time, units), reset to zero for every sequence."""
-        drive = x @ self.W_in.T + self.bias
-        s = drive.new_zeros(x.size(0), self.W.size(0))
+        w, w_in, bias = (m.to(x.dtype) for m in (self.W, self.W_in, self.bias))
+        drive = x @ w_in.T + bias
+        s = drive.new_zeros(x.size(0), w.size(0))
         outs = []
         for t in range(x.size(1)):
-            s = (1 - self.leak_rate) * s + self.leak_rate * torch.tanh(s @ self.W.T + drive[:, t])
+            s = (1 - self.leak_rate) * s + self.leak_rate * torch.tanh(s @ w.T + drive[:, t])
             outs.append(s)
         return torch.stack(outs, dim=1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.readout(self.states(x))
+        return self.readout(self.states(x.to(self.readout.weight.dtype)))
 
     @torch.no_grad()
     def fit_readout(self, x: torch.Tensor, y: torch.Tensor, mask: torch.Tensor | None = None,

@@ -7,7 +7,8 @@ One mixer has 6d^2 + 4dR + 110d parameters at N = 16, d_conv = 4, expand = 2.
 CogScale's model: ``Linear(in -> d)`` -> 2 mixers stacked WITHOUT residuals or norms -> LayerNorm ->
 ``Linear``. (transformers' ``MambaModel`` adds residuals and RMSNorm, so neither its counts nor its
 behaviour match.) ``mamba_ssm``'s CUDA kernels are not needed: the selective scan runs as a chunked
-parallel scan (``scan.chunked_scan``) or step by step; both are tested to agree.
+parallel scan (``scan.chunked_scan``) or step by step; both are tested to agree. ``scan="auto"``
+picks the step form on CPU (faster there) and the chunked form on accelerators.
 """
 
 from __future__ import annotations
@@ -19,17 +20,19 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..registry import register
-from ..scan import chunked_scan, sequential_scan
+from ..scan import chunked_scan, sequential_scan, use_chunked
 
 
 class MambaMixer(nn.Module):
     """Selective-SSM mixer (Gu & Dao 2023). x: (batch, time, d) -> (batch, time, d)."""
 
     def __init__(self, d_model: int, d_state: int = 16, d_conv: int = 4, expand: int = 2,
-                 dt_min: float = 1e-3, dt_max: float = 0.1, dt_init_floor: float = 1e-4, chunk: int = 16):
+                 dt_min: float = 1e-3, dt_max: float = 0.1, dt_init_floor: float = 1e-4, chunk: int = 16,
+                 scan: str = "auto"):
         super().__init__()
         inner = expand * d_model
-        self.inner, self.d_state, self.chunk = inner, d_state, chunk
+        self.inner, self.d_state, self.chunk, self.scan = inner, d_state, chunk, scan
+        use_chunked(scan, torch.zeros(0))  # validate early
         self.dt_rank = math.ceil(d_model / 16)
         self.in_proj = nn.Linear(d_model, 2 * inner, bias=False)
         self.conv1d = nn.Conv1d(inner, inner, d_conv, groups=inner, padding=d_conv - 1)
@@ -55,10 +58,10 @@ class MambaMixer(nn.Module):
         a = -torch.exp(self.A_log)  # (E, N)
         log_decay = dt.unsqueeze(-1) * a  # (batch, time, E, N), <= 0
         drive = (dt * u).unsqueeze(-1) * b.unsqueeze(2)  # (batch, time, E, N)
-        if step:
-            h = sequential_scan(log_decay.exp(), drive)
-        else:
+        if not step and use_chunked(self.scan, x):
             h = chunked_scan(log_decay, drive, chunk=self.chunk)
+        else:
+            h = sequential_scan(log_decay.exp(), drive)
         y = (h * c.unsqueeze(2)).sum(-1) + self.D * u
         return self.out_proj(y * F.silu(z))
 
@@ -67,11 +70,11 @@ class MambaStack(nn.Module):
     """CogScale's Mamba baseline. x: (batch, time, in) -> (batch, time, out); causal."""
 
     def __init__(self, input_size: int, output_size: int, *, d_model: int, num_layers: int, d_state: int,
-                 d_conv: int, expand: int, residual: bool, scan_chunk: int):
+                 d_conv: int, expand: int, residual: bool, scan_chunk: int, scan: str):
         super().__init__()
         self.encoder = nn.Linear(input_size, d_model)
         self.layers = nn.ModuleList(
-            [MambaMixer(d_model, d_state, d_conv, expand, chunk=scan_chunk) for _ in range(num_layers)]
+            [MambaMixer(d_model, d_state, d_conv, expand, chunk=scan_chunk, scan=scan) for _ in range(num_layers)]
         )
         self.residual = residual
         self.norm = nn.LayerNorm(d_model)
@@ -99,7 +102,8 @@ def _mamba_count(i: int, o: int, a) -> int:
     return i * d + d + a["num_layers"] * mixer + 2 * d + d * o + o
 
 
-_MAMBA_ARCH = {"num_layers": 2, "d_state": 16, "d_conv": 4, "expand": 2, "residual": False, "scan_chunk": 16}
+_MAMBA_ARCH = {"num_layers": 2, "d_state": 16, "d_conv": 4, "expand": 2, "residual": False, "scan_chunk": 16,
+               "scan": "auto"}
 
 
 @register(

@@ -22,7 +22,7 @@ from torch import nn
 
 from ..layers import optional_import
 from ..registry import register
-from ..scan import chunked_scan, sequential_scan
+from ..scan import chunked_scan, sequential_scan, use_chunked
 
 _MIN_PRESETS = {
     "rote-paper": {"hidden_size": 128, "num_layers": 2, "residual": False},
@@ -41,11 +41,12 @@ def _log_g(x: torch.Tensor) -> torch.Tensor:
 class MinLSTMLayer(nn.Module):
     """One minLSTM layer; ``variant`` is "paper" or "rote". x: (batch, time, H) -> (batch, time, H)."""
 
-    def __init__(self, dim: int, variant: str):
+    def __init__(self, dim: int, variant: str, scan: str = "auto"):
         super().__init__()
         if variant not in ("paper", "rote"):
             raise ValueError(f"variant must be 'paper' or 'rote', got {variant!r}")
-        self.variant = variant
+        use_chunked(scan, torch.zeros(0))  # validate early
+        self.variant, self.scan = variant, scan
         self.gates = nn.Linear(dim, 2 * dim)
         self.candidate = nn.Linear(dim, dim)
 
@@ -69,7 +70,9 @@ class MinLSTMLayer(nn.Module):
             a_star = log_f.cumsum(dim=1)
             return (a_star + (log_values - a_star).logcumsumexp(dim=1)).exp()
         log_a, b = self.coefficients(x)
-        return chunked_scan(log_a, b)
+        if use_chunked(self.scan, x):
+            return chunked_scan(log_a, b)
+        return sequential_scan(log_a.exp(), b)
 
     def step_by_step(self, x: torch.Tensor) -> torch.Tensor:
         """The recurrence's definition, one step at a time (the reference's Python loop)."""
@@ -158,13 +161,13 @@ def build_minlstm(input_size: int, output_size: int, *, hidden_size: int, num_la
     family="minLSTM",
     source="ours (ROTE reference variant)",
     width_key="hidden_size",
-    defaults={"hidden_size": 128, "num_layers": 2, "residual": False},
+    defaults={"hidden_size": 128, "num_layers": 2, "residual": False, "scan": "auto"},
     presets=_MIN_PRESETS,
     count=_min_count(3, 3),
 )
 def build_minlstm_rote(
-    input_size: int, output_size: int, *, hidden_size: int, num_layers: int, residual: bool
+    input_size: int, output_size: int, *, hidden_size: int, num_layers: int, residual: bool, scan: str
 ) -> nn.Module:
-    """ROTE reference minLSTM: tanh candidate, f+i+1e-6 normaliser (chunked parallel scan)."""
-    layers = [MinLSTMLayer(hidden_size, "rote") for _ in range(num_layers)]
+    """ROTE reference minLSTM: tanh candidate, f+i+1e-6 normaliser (``scan``: auto/chunked/sequential)."""
+    layers = [MinLSTMLayer(hidden_size, "rote", scan) for _ in range(num_layers)]
     return MinRNN(layers, input_size, output_size, hidden_size, residual)

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import io
-import types
 import warnings
 
 import torch
@@ -63,12 +62,21 @@ def _bounded_key_features(k: torch.Tensor, projection: torch.Tensor, eps: float 
     return ratio * (torch.exp(dash - diag - bound) + eps)
 
 
-def _causal_fast_attention_forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
-    from performer_pytorch.performer_pytorch import softmax_kernel
+class CausalFastAttention(nn.Module):
+    """Wraps the library's ``FastAttention`` (kept as ``inner``, with its random features) and
+    computes the key features with ``_bounded_key_features``. A module, not a patched method, so
+    models deep-copy and pickle."""
 
-    q = softmax_kernel(q, projection_matrix=self.projection_matrix, is_query=True, device=q.device)
-    k = _bounded_key_features(k, self.projection_matrix)
-    return self.causal_linear_fn(q, k, v)
+    def __init__(self, inner: nn.Module):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        from performer_pytorch.performer_pytorch import softmax_kernel
+
+        projection = self.inner.projection_matrix
+        q = softmax_kernel(q, projection_matrix=projection, is_query=True, device=q.device)
+        return self.inner.causal_linear_fn(q, _bounded_key_features(k, projection), v)
 
 
 class PerformerModel(nn.Module):
@@ -92,9 +100,10 @@ class PerformerModel(nn.Module):
             raise ValueError(f"key_stabilizer must be 'global' or 'bound', got {key_stabilizer!r}")
         self.causal = key_stabilizer == "bound"
         if self.causal:
-            for module in self.encoder.modules():
-                if type(module).__name__ == "FastAttention":
-                    module.forward = types.MethodType(_causal_fast_attention_forward, module)
+            for module in list(self.encoder.modules()):
+                inner = getattr(module, "fast_attention", None)
+                if type(inner).__name__ == "FastAttention":
+                    module.fast_attention = CausalFastAttention(inner)
         self.head = nn.Linear(d_model, output_size)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -124,6 +133,7 @@ def _performer_count(i: int, o: int, a) -> int:
                          "key_stabilizer": "global"},
     },
     count=_performer_count,
+    monotone=False,  # the head rule and the dim_head floor of 16 make the count jump with d
 )
 def build_performer(input_size: int, output_size: int, **arch) -> nn.Module:
     """Causal FAVOR+ Performer (library), ROTE wrapper."""

@@ -19,14 +19,16 @@ import torch
 from torch import nn
 
 from ..registry import register
-from ..scan import chunked_scan, sequential_scan
+from ..scan import chunked_scan, sequential_scan, use_chunked
 
 
 class RoteRWKVBlock(nn.Module):
     """One RWKV-style block of the ROTE reference. x: (batch, time, d) -> same."""
 
-    def __init__(self, dim: int, hidden_size: int):
+    def __init__(self, dim: int, hidden_size: int, scan: str = "auto"):
         super().__init__()
+        use_chunked(scan, torch.zeros(0))  # validate early
+        self.scan = scan
         self.time_mix_r = nn.Parameter(torch.rand(dim))
         self.time_mix_k = nn.Parameter(torch.rand(dim))
         self.time_mix_v = nn.Parameter(torch.rand(dim))
@@ -50,10 +52,10 @@ class RoteRWKVBlock(nn.Module):
         k = torch.sigmoid(self.key(mix(self.time_mix_k)))
         v = self.value(mix(self.time_mix_v))
         kv = k * v
-        if step:
-            state = sequential_scan(torch.sigmoid(self.time_decay).expand_as(kv), kv)
-        else:
+        if not step and use_chunked(self.scan, x):
             state = chunked_scan(nn.functional.logsigmoid(self.time_decay).expand_as(kv), kv)
+        else:
+            state = sequential_scan(torch.sigmoid(self.time_decay).expand_as(kv), kv)
         x = residual + self.output(r * state)
         return x + self.ffn(x)
 
@@ -61,10 +63,11 @@ class RoteRWKVBlock(nn.Module):
 class RoteRWKV(nn.Module):
     """x: (batch, time, in) -> (batch, time, out); causal."""
 
-    def __init__(self, input_size: int, output_size: int, *, d_model: int, num_layers: int, ff_mult: int):
+    def __init__(self, input_size: int, output_size: int, *, d_model: int, num_layers: int, ff_mult: int,
+                 scan: str = "auto"):
         super().__init__()
         self.input_proj = nn.Linear(input_size, d_model)
-        self.blocks = nn.ModuleList([RoteRWKVBlock(d_model, ff_mult * d_model) for _ in range(num_layers)])
+        self.blocks = nn.ModuleList([RoteRWKVBlock(d_model, ff_mult * d_model, scan) for _ in range(num_layers)])
         self.norm = nn.LayerNorm(d_model)
         self.head = nn.Linear(d_model, output_size)
 
@@ -124,7 +127,7 @@ class RWKV4(nn.Module):
     family="RWKV",
     source="ours (ROTE reference RWKV-style block)",
     width_key="d_model",
-    defaults={"d_model": 256, "num_layers": 2, "ff_mult": 4},
+    defaults={"d_model": 256, "num_layers": 2, "ff_mult": 4, "scan": "auto"},
     presets={"rote-paper": {"d_model": 256, "num_layers": 2, "ff_mult": 4},
              "rote-matched": {"num_layers": 2, "ff_mult": 4}},
     count=lambda i, o, a: i * a["d_model"] + a["d_model"]
