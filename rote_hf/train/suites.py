@@ -109,16 +109,19 @@ def cogscale_data(spec: RunSpec) -> CogScaleData:
     from rote_hf.cogscale import build_task
 
     p = spec.task_params
-    return CogScaleData.from_build(build_task(p["task"], p["difficulty"], p["seed"]))
+    return CogScaleData.from_build(build_task(p["task"], p["difficulty"], seed=p["seed"]))
 
 
 def run_cogscale(spec: RunSpec, device: Any = "cpu", *, data: CogScaleData | None = None,
                  build: Callable[[], Any] | None = None) -> ResultRow:
     """One CogScale fit (gradient model or ESN) -> one result row."""
     data = cogscale_data(spec) if data is None else data
-    build = model_builder(spec.model, data.input_size, data.output_size) if build is None else build
     seed = int(spec.task_params["seed"])
     esn = spec.model["name"] in ESN_MODELS
+    model_cfg = dict(spec.model)
+    if esn:
+        model_cfg.setdefault("reservoir_seed", seed)  # seeded reservoir (the reference's is not)
+    build = model_builder(model_cfg, data.input_size, data.output_size) if build is None else build
     protocol = None if esn else protocol_for("cogscale", spec.protocol)
     with measure(device) as m:
         if esn:
