@@ -16,6 +16,7 @@ from collections.abc import Sequence
 COMMAND_MODULES: tuple[str, ...] = (
     "rote_hf.hub.commands",
     "rote_hf.symbolic.commands",
+    "rote_hf.mdl.commands",
 )
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -77,7 +78,9 @@ def card_yaml(
             {
                 "config_name": name,
                 **info,
-                "splits": [{"name": split, "num_examples": len(ds)} for split, ds in splits.items()],
+                "splits": [
+                    {"name": split, "num_bytes": ds.data.nbytes, "num_examples": len(ds)} for split, ds in splits.items()
+                ],
             }
         )
     meta["dataset_info"] = infos
@@ -92,12 +95,16 @@ def write_dataset_repo(
     *,
     default_config: str | None = None,
     card_meta: Mapping[str, object] | None = None,
+    progress: bool = False,
 ) -> BuiltRepo:
     """Write ``<root>/rote/<repo>/`` atomically: one Parquet file per (config, split) + README.md.
 
     ``configs`` maps config name -> split name -> ``datasets.Dataset``. Identical inputs give
     byte-identical files. ``card_body`` is the Markdown below the YAML front matter.
+    ``progress`` shows one bar over the files written.
     """
+    from tqdm.auto import tqdm
+
     if not configs:
         raise ValueError("configs must name at least one config")
     if default_config is not None and default_config not in configs:
@@ -105,15 +112,16 @@ def write_dataset_repo(
     target = repo_dir(root, repo)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{repo}.", suffix=".tmp", dir=target.parent))
+    staging.chmod(0o755)  # mkdtemp makes it private; a published repo folder is world-readable
     try:
         rows: dict[str, dict[str, int]] = {}
-        for name, splits in configs.items():
-            rows[name] = {}
-            for split, ds in splits.items():
+        files = [(name, split, ds) for name, splits in configs.items() for split, ds in splits.items()]
+        with _quiet_datasets():
+            for name, split, ds in tqdm(files, desc=f"rote/{repo}", unit="file", disable=not progress):
                 out = staging / parquet_path(name, split)
                 out.parent.mkdir(parents=True, exist_ok=True)
                 ds.to_parquet(str(out))
-                rows[name][split] = len(ds)
+                rows.setdefault(name, {})[split] = len(ds)
         front = card_yaml(configs, default_config=default_config, extra=card_meta)
         (staging / "README.md").write_text(f"---\n{front}---\n\n{card_body.strip()}\n", encoding="utf-8")
         swap_in(staging, target)
@@ -121,6 +129,20 @@ def write_dataset_repo(
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return BuiltRepo(path=target, rows=rows)
+
+
+@contextmanager
+def _quiet_datasets() -> Iterator[None]:
+    """Silence datasets' per-file progress bars, restoring the caller's setting afterwards."""
+    import datasets
+
+    was_enabled = datasets.is_progress_bar_enabled()
+    datasets.disable_progress_bars()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            datasets.enable_progress_bars()
 
 
 def swap_in(staging: Path, target: Path) -> None:

@@ -1,4 +1,4 @@
-"""``rote-hf rote ...``: ROTE seed utilities on the command line."""
+"""``rote-hf seed`` and ``rote-hf table1``: ROTE seeds and their diagnostics on the command line."""
 
 from __future__ import annotations
 
@@ -6,8 +6,31 @@ import argparse
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("table1", help="recompute the ROTE paper's Table 1 from the 40 main-track seeds")
-    p.set_defaults(func=_table1)
+    s = sub.add_parser(
+        "seed",
+        help="generate one seed of given alphabet size and LZW complexity, with its diagnostics",
+        description="Generate a seed with the reference scheme (rote-bench's lzw_string_generator).",
+    )
+    s.add_argument("--symbols", "-n", type=int, required=True, help="alphabet size n, 1..52")
+    s.add_argument("--complexity", "-c", type=int, required=True, help="target LZW complexity c >= n")
+    s.add_argument("--random-state", type=int, default=42, help="seed of the generator (default 42)")
+    s.add_argument("--window", type=int, default=100, help="window w for alpha_w (default 100)")
+    s.set_defaults(func=_seed)
+
+    t = sub.add_parser("table1", help="recompute the ROTE paper's Table 1 from the 40 main-track seeds")
+    t.set_defaults(func=_table1)
+
+
+def _seed(args: argparse.Namespace) -> int:
+    from rote_hf.symbolic import ambiguity_rate, generate_seed, predictive_order
+
+    seed, measured = generate_seed(args.symbols, args.complexity, args.random_state)
+    print(seed)
+    print(
+        f"length={len(seed)} complexity={measured} exact={measured == args.complexity} "
+        f"r_star={predictive_order(seed)} alpha_{args.window}={ambiguity_rate(seed, args.window):g}"
+    )
+    return 0
 
 
 def _table1(args: argparse.Namespace) -> int:

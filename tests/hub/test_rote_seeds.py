@@ -1,0 +1,99 @@
+import hashlib
+
+import pytest
+from datasets import get_dataset_config_names, load_dataset
+
+from rote_hf.hub import rote_seeds
+from rote_hf.hub.mirror import repo_dir, write_dataset_repo
+from rote_hf.symbolic import make_windows, paper_seed
+
+
+@pytest.fixture(scope="module")
+def mirror(tmp_path_factory):
+    root = tmp_path_factory.mktemp("mirror")
+    built = rote_seeds.build(root, progress=False)
+    assert built.path == root / "rote" / "rote-seeds"
+    return root
+
+
+def _digests(folder):
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_load_dataset_with_the_hub_id_from_the_mirror_root(mirror, monkeypatch):
+    monkeypatch.chdir(mirror)
+    assert sorted(get_dataset_config_names("rote/rote-seeds")) == ["grid", "paper", "windows"]
+    paper = load_dataset("rote/rote-seeds", "paper")["train"]
+    assert paper.num_rows == 44
+    assert sorted(set(paper["track"])) == ["main", "matched_size"]
+    row = paper[0]
+    assert row["name"] == "main-n2-c10-s0" and row["seed"] == "BAABABABBBABBBBAAB"
+    assert row["r_star"] == 6 and row["alpha_100"] == 0.0 and row["entropy_nats"][-1] == 0.0
+    assert max(paper["r_star"]) == 18 and min(paper["r_star"]) == 2
+    assert load_dataset("rote/rote-seeds")["train"].num_rows == 44  # paper is the default config
+
+
+def test_grid_keeps_only_exact_complexities(mirror, monkeypatch):
+    monkeypatch.chdir(mirror)
+    grid = load_dataset("rote/rote-seeds", "grid")["train"]
+    assert set(grid["n_symbols"]) == {2, 4, 6, 8} and set(grid["complexity"]) == {10, 30, 50, 70, 90}
+    from rote_hf.symbolic import complexity
+
+    assert all(complexity(s) == c for s, c in zip(grid["seed"], grid["complexity"]))
+
+
+def test_windows_expand_to_the_protocol_arrays(mirror, monkeypatch):
+    monkeypatch.chdir(mirror)
+    windows = load_dataset("rote/rote-seeds", "windows")
+    assert [windows[s][0]["num_windows"] for s in ("train", "validation", "test")] == [2640, 330, 330]
+    row = windows["validation"][5]
+    w = make_windows(paper_seed(row["name"]))
+    X, y = w.arrays("validation")
+    pairs = list(rote_seeds.iter_windows(row))
+    assert len(pairs) == 330
+    for j in (0, 100, 329):
+        context, nxt = pairs[j]
+        assert context == "".join(w.alphabet[i] for i in X[j]) and nxt == w.alphabet[y[j]]
+    assert row["context"] == w.context and row["target"] == w.target
+
+
+def test_two_builds_are_byte_identical(mirror, tmp_path):
+    rote_seeds.build(tmp_path, progress=False)
+    first = _digests(repo_dir(mirror, "rote-seeds"))
+    assert first == _digests(repo_dir(tmp_path, "rote-seeds"))
+    assert "data/paper/train-00000-of-00001.parquet" in first
+
+
+def test_card_documents_every_column(mirror):
+    card = (repo_dir(mirror, "rote-seeds") / "README.md").read_text()
+    for column in ("r_star", "alpha_100", "entropy_nats", "first_window", "num_windows", "context", "target", "lzw_count"):
+        assert f"`{column}`" in card
+    assert "license: mit" in card and "rote-hf build rote-seeds" in card and "@misc{rote" in card
+
+
+def test_failed_write_keeps_the_previous_repo(tmp_path):
+    from datasets import Dataset
+
+    good = {"a": {"train": Dataset.from_list([{"x": 1}])}}
+    write_dataset_repo(tmp_path, "demo", good, "# demo")
+    before = _digests(repo_dir(tmp_path, "demo"))
+
+    class Broken:
+        features = None
+
+        def to_parquet(self, path):
+            raise OSError("disk full")
+
+        def __len__(self):
+            return 1
+
+    with pytest.raises(OSError, match="disk full"):
+        write_dataset_repo(tmp_path, "demo", {"a": {"train": Broken()}}, "# demo")
+    assert _digests(repo_dir(tmp_path, "demo")) == before
+    assert [p.name for p in (tmp_path / "rote").iterdir()] == ["demo"]  # no staging folder left
+
+
+@pytest.mark.parametrize("repo", ["", "a/b", ".hidden"])
+def test_repo_names_are_validated(tmp_path, repo):
+    with pytest.raises(ValueError, match="repo must be a plain repo name"):
+        repo_dir(tmp_path, repo)
