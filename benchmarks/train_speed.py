@@ -43,20 +43,24 @@ def main() -> None:
     protocol = RoteProtocol(max_epochs=args.epochs, patience=10**6, stopping_loss=-1.0)
     zoo_names = {"GRU": "gru", "LSTM": "lstm"}
     print(f"device={args.device} threads={torch.get_num_threads()} epochs={args.epochs} seed n=4 c=30 len={len(seed)}")
-    print("| model | rote-bench s/epoch | rote-hf s/epoch | ratio (ours/ref) |")
+    print("| model | rote-bench s/epoch wall (CPU) | rote-hf s/epoch wall (CPU) | ratio ours/ref wall (CPU) |")
     print("|---|---|---|---|")
     for name in args.models:
-        ref_t, our_t = [], []
+        ref_t, our_t, ref_c, our_c = [], [], [], []
         for _ in range(args.repeats):
             torch.manual_seed(3407)
             ref_model = get_model(name, 4, 128, 4, num_layers=2, d_model=256).to(args.device)
+            c0 = time.process_time()
             ref = train_and_evaluate(ref_model, ref_data, ref_args, "AdamW", 3e-4, 0.01, 128)
+            ref_c.append((time.process_time() - c0) / ref["epochs"])
             ref_t.append(ref["time_per_epoch"])
+            c0 = time.process_time()
             _, fit = fit_rote(lambda: build_model(zoo_names[name], input_size=4, output_size=4, preset="rote-paper"),
                               data, protocol, device=args.device)
+            our_c.append((time.process_time() - c0) / fit.epochs)
             our_t.append(fit.train_time_s / fit.epochs)
-        r, o = min(ref_t), min(our_t)
-        print(f"| {name} | {r:.3f} | {o:.3f} | {o / r:.2f} |", flush=True)
+        r, o, rc, oc = min(ref_t), min(our_t), min(ref_c), min(our_c)
+        print(f"| {name} | {r:.3f} (CPU {rc:.3f}) | {o:.3f} (CPU {oc:.3f}) | {o / r:.2f} (CPU {oc / rc:.2f}) |", flush=True)
 
 
 if __name__ == "__main__":
