@@ -113,3 +113,31 @@ def test_bad_inputs():
         CogScaleProtocol(learning_rate=0)
     with pytest.raises(ValueError, match="built must have 10 items"):
         CogScaleData.from_build([np.zeros(1)] * 3)
+
+
+def test_esn_random_search_is_seeded_and_chosen_on_validation():
+    from rote_hf.train.cogscale import search_esn
+
+    data = task("regression")
+
+    def build_for(hp):
+        scale = hp["input_scaling"]
+
+        def build():
+            m = RidgeReadout(3, 3)
+            m.w_in.mul_(scale)
+            return m
+        return build
+
+    model, fit, hp = search_esn(build_for, data, seed=1, trials=4, search_seed=7,
+                                ranges={"input_scaling": (0.01, 10.0)})
+    scores = []
+    for _, draw in fit.history:
+        _, f = fit_esn(build_for(draw), data, seed=1)
+        scores.append(f.metrics["best_val_score"])
+    assert hp == fit.history[scores.index(min(scores))][1] and fit.metrics["best_val_score"] == min(scores)
+    _, again, hp2 = search_esn(build_for, data, seed=1, trials=4, search_seed=7, ranges={"input_scaling": (0.01, 10.0)})
+    assert hp2 == hp and again.metrics == fit.metrics
+    assert all(0.01 <= d["input_scaling"] <= 10.0 for _, d in fit.history)
+    with pytest.raises(ValueError, match="trials must be an integer >= 1"):
+        search_esn(build_for, data, trials=0)
