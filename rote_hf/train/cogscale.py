@@ -291,15 +291,17 @@ ESN_SEARCH_RANGES: dict[str, tuple[float, float]] = {
 
 def search_esn(build_for: Callable[[Mapping[str, float]], Callable[[], Any]], data: CogScaleData, *, seed: int = 0,
                trials: int = 20, search_seed: int = 0, ranges: Mapping[str, tuple[float, float]] | None = None,
-               device: Any = "cpu") -> tuple[Any, CogScaleFit, dict[str, float]]:
+               include_base: bool = True, device: Any = "cpu") -> tuple[Any, CogScaleFit, dict[str, float]]:
     """Seeded random search of ESN hyper-parameters, chosen on the validation score.
 
     The reference's search code is not published (its report lists "random", "fixed_lr" and
     "multiple_instances" strategies, cogscale.md §10); ours is a plain random search: ``trials``
     draws, each hyper-parameter log-uniform in ``ranges`` from ``numpy.random.default_rng(search_seed)``,
     each fitted with :func:`fit_esn` (its own ridge choice on validation); the draw with the lowest
-    validation score wins (the first on ties). The test set is scored once, for the winner.
-    Returns (model, fit, chosen hyper-parameters).
+    validation score wins (the first on ties). With ``include_base`` the base configuration
+    (``build_for({})``: the model entry's own values) is candidate 0, so the search never does
+    worse on validation than no search. The test set is scored once, for the winner.
+    Returns (model, fit, chosen hyper-parameters; ``{}`` when the base won).
     """
     import numpy as np
 
@@ -312,6 +314,8 @@ def search_esn(build_for: Callable[[Mapping[str, float]], Callable[[], Any]], da
     rng = np.random.default_rng(search_seed)
     draws = [{k: float(np.exp(rng.uniform(np.log(lo), np.log(hi)))) for k, (lo, hi) in sorted(ranges.items())}
              for _ in range(trials)]
+    if include_base:
+        draws.insert(0, {})
     best = None
     start = time.perf_counter()
     for hp in draws:

@@ -137,7 +137,7 @@ def run_cogscale(spec: RunSpec, device: Any = "cpu", *, data: CogScaleData | Non
         else:
             model, fit = fit_cogscale(build, data, protocol, seed=seed, device=device)
     settings = {"category": data.category, "best_epoch": fit.best_epoch}
-    if chosen:
+    if search is not None:
         settings.update(search=dict(search), chosen=chosen)
     if protocol is not None:
         settings.update({k: getattr(protocol, k) for k in protocol.__dataclass_fields__}, optimizer="Adam")

@@ -121,7 +121,7 @@ def test_esn_random_search_is_seeded_and_chosen_on_validation():
     data = task("regression")
 
     def build_for(hp):
-        scale = hp["input_scaling"]
+        scale = hp.get("input_scaling", 1.0)
 
         def build():
             m = RidgeReadout(3, 3)
@@ -138,6 +138,7 @@ def test_esn_random_search_is_seeded_and_chosen_on_validation():
     assert hp == fit.history[scores.index(min(scores))][1] and fit.metrics["best_val_score"] == min(scores)
     _, again, hp2 = search_esn(build_for, data, seed=1, trials=4, search_seed=7, ranges={"input_scaling": (0.01, 10.0)})
     assert hp2 == hp and again.metrics == fit.metrics
-    assert all(0.01 <= d["input_scaling"] <= 10.0 for _, d in fit.history)
+    assert fit.history[0][1] == {} and len(fit.history) == 5  # the base configuration is candidate 0
+    assert all(0.01 <= d["input_scaling"] <= 10.0 for _, d in fit.history[1:])
     with pytest.raises(ValueError, match="trials must be an integer >= 1"):
         search_esn(build_for, data, trials=0)
