@@ -54,12 +54,12 @@ def _metric(df, name: str):
 def rote_summary(df, *, suite: str = "rote", by: tuple[str, ...] = ("model",), source: str = "ours"):
     """ROTE figures per ``by`` (``"model"``, ``"n"``, ``"c"``): fits, failed, test loss median/mean,
     accuracy mean, DL mean/sd/95 % CI, JW mean, exact-rollout rate, train time median,
-    time/epoch median, peak CUDA/CPU MB median, parameters. Rows without a DL value (published
+    time/epoch median, peak CUDA/CPU MB median, parameters. Rows without a rollout metric (published
     table cells) are left out; ``source="paper"`` aggregates the archived per-fit rows."""
     import pandas as pd
 
     df = _ours(df, suite, source).copy()
-    df = df[[("DL" in m) or s == "failed" for m, s in zip(df["metrics"], df["status"])]]
+    df = df[[("exact" in m) or ("DL" in m) or s == "failed" for m, s in zip(df["metrics"], df["status"])]]
     df["n"] = [p.get("symbols") for p in df["task_params"]]
     df["c"] = [p.get("complexity") for p in df["task_params"]]
     keys = list(by)
