@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "rote_hf.mdl.commands",
     "rote_hf.hub.publish_commands",
     "rote_hf.llm.commands",
+    "rote_hf.results.commands",
 )
 
 

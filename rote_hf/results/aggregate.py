@@ -36,9 +36,9 @@ def t_interval(values: Iterable[float], level: float = 0.95) -> tuple[float, flo
     return (float(x.mean() - half), float(x.mean() + half))
 
 
-def _ours(df, suite: str | None = None):
+def _ours(df, suite: str | None = None, source: str = "ours"):
     if "source" in df:
-        df = df[df["source"] == "ours"]
+        df = df[df["source"] == source]
     if suite is not None:
         df = df[df["suite"] == suite]
     return df
@@ -51,13 +51,15 @@ def _metric(df, name: str):
                      index=df.index, dtype=float)
 
 
-def rote_summary(df, *, suite: str = "rote", by: tuple[str, ...] = ("model",)):
+def rote_summary(df, *, suite: str = "rote", by: tuple[str, ...] = ("model",), source: str = "ours"):
     """ROTE figures per ``by`` (``"model"``, ``"n"``, ``"c"``): fits, failed, test loss median/mean,
     accuracy mean, DL mean/sd/95 % CI, JW mean, exact-rollout rate, train time median,
-    time/epoch median, peak CUDA/CPU MB median, parameters."""
+    time/epoch median, peak CUDA/CPU MB median, parameters. Rows without a rollout metric (published
+    table cells) are left out; ``source="paper"`` aggregates the archived per-fit rows."""
     import pandas as pd
 
-    df = _ours(df, suite).copy()
+    df = _ours(df, suite, source).copy()
+    df = df[[("exact" in m) or ("DL" in m) or s == "failed" for m, s in zip(df["metrics"], df["status"])]]
     df["n"] = [p.get("symbols") for p in df["task_params"]]
     df["c"] = [p.get("complexity") for p in df["task_params"]]
     keys = list(by)

@@ -71,6 +71,33 @@ def rote_table_rows() -> list[ResultRow]:
     return rows
 
 
+def rote_matched_run_rows() -> list[ResultRow]:
+    """The 48 per-fit rows of the ROTE matched-size track (archive ``results_merged.csv``).
+
+    ``exact`` is ``DL == 0`` (identical strings of equal length); the seed, target and forecast
+    strings of the archive are not shipped (the seeds are ``rote_hf.symbolic.paper_seeds("matched_size")``).
+    """
+    rows = []
+    with open(DATA_DIR / "rote_matched_runs.csv", newline="") as fh:
+        for rec in csv.DictReader(fh):
+            n, c, s, run = (int(rec[k]) for k in ("symbols", "complexity", "seed_index", "run"))
+            dl = float(rec["DL"])
+            metrics = {"test_loss": float(rec["test_loss"]), "test_accuracy": float(rec["test_accuracy"]), "DL": dl,
+                       "JW": float(rec["JW"]), "exact": float(dl == 0.0)}
+            width = {"units": int(rec["units"])} if rec["d_model"] == "0" else {"d_model": int(rec["d_model"])}
+            rows.append(ResultRow(
+                run_id=f"paper-rote_matched_runs-{rec['config_index']}", suite="rote_matched", task=f"n{n}-c{c}",
+                config=f"s{s}", model=rec["model"], model_config=width, budget="0.2M", protocol="rote",
+                task_params={"symbols": n, "complexity": c, "seed_index": s, "sequence_length": 3500, "window": 100,
+                             "horizon": 100},
+                param_count=int(rec["model_params"]), data_seed=s, init_seed=3407 + run, run=run, learning_rate=3e-4,
+                metrics=metrics, score_name="DL", score=dl, lower_is_better=True, source="paper", verified=True,
+                train_time_s=float(rec["train_time"]), time_per_epoch_s=float(rec["time_per_epoch"]),
+                epochs=int(rec["epochs"]), peak_cuda_mb=float(rec["memory_mb"]), device="cuda (A100 3g.40gb MIG)",
+            ))
+    return rows
+
+
 def cogscale_rows() -> list[ResultRow]:
     """CogScale ``mean_std.md``: one row per task x difficulty x budget x model (ESN has no 100k)."""
     rows = []
@@ -141,7 +168,7 @@ def mdl_llm_rows() -> list[ResultRow]:
 
 @functools.lru_cache(maxsize=1)
 def _all_rows() -> tuple[ResultRow, ...]:
-    return tuple(rote_summary_rows() + rote_table_rows() + cogscale_rows() + mdl_llm_rows())
+    return tuple(rote_summary_rows() + rote_table_rows() + rote_matched_run_rows() + cogscale_rows() + mdl_llm_rows())
 
 
 def paper_rows(suite: str | None = None) -> list[ResultRow]:

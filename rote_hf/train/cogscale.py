@@ -281,3 +281,48 @@ def fit_esn(build_model: Callable[[], Any], data: CogScaleData, *, seed: int = 0
         metrics["ridge"] = best_ridge
         train_time = time.perf_counter() - start
     return model, CogScaleFit(metrics=metrics, epochs=1, best_epoch=1, train_time_s=train_time, history=history)
+
+
+#: Default log-uniform ranges of the ESN random search (leak rate, spectral radius, input scaling).
+ESN_SEARCH_RANGES: dict[str, tuple[float, float]] = {
+    "leak_rate": (0.05, 1.0), "spectral_radius": (0.05, 2.0), "input_scaling": (0.01, 10.0),
+}
+
+
+def search_esn(build_for: Callable[[Mapping[str, float]], Callable[[], Any]], data: CogScaleData, *, seed: int = 0,
+               trials: int = 20, search_seed: int = 0, ranges: Mapping[str, tuple[float, float]] | None = None,
+               include_base: bool = True, device: Any = "cpu") -> tuple[Any, CogScaleFit, dict[str, float]]:
+    """Seeded random search of ESN hyper-parameters, chosen on the validation score.
+
+    The reference's search code is not published (its report lists "random", "fixed_lr" and
+    "multiple_instances" strategies, cogscale.md §10); ours is a plain random search: ``trials``
+    draws, each hyper-parameter log-uniform in ``ranges`` from ``numpy.random.default_rng(search_seed)``,
+    each fitted with :func:`fit_esn` (its own ridge choice on validation); the draw with the lowest
+    validation score wins (the first on ties). With ``include_base`` the base configuration
+    (``build_for({})``: the model entry's own values) is candidate 0, so the search never does
+    worse on validation than no search. The test set is scored once, for the winner.
+    Returns (model, fit, chosen hyper-parameters; ``{}`` when the base won).
+    """
+    import numpy as np
+
+    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
+        raise ValueError(f"trials must be an integer >= 1, got {trials!r}")
+    ranges = dict(ESN_SEARCH_RANGES if ranges is None else ranges)
+    for key, bounds in ranges.items():
+        if len(bounds) != 2 or not 0 < bounds[0] <= bounds[1]:
+            raise ValueError(f"ranges[{key!r}] must be (low, high) with 0 < low <= high, got {bounds!r}")
+    rng = np.random.default_rng(search_seed)
+    draws = [{k: float(np.exp(rng.uniform(np.log(lo), np.log(hi)))) for k, (lo, hi) in sorted(ranges.items())}
+             for _ in range(trials)]
+    if include_base:
+        draws.insert(0, {})
+    best = None
+    start = time.perf_counter()
+    for hp in draws:
+        model, fit = fit_esn(build_for(hp), data, seed=seed, device=device)
+        if best is None or fit.metrics["best_val_score"] < best[1].metrics["best_val_score"]:
+            best = (model, fit, hp)
+    model, fit, hp = best
+    fit.train_time_s = time.perf_counter() - start  # the whole search is the cost of this run
+    fit.history = [(i, d) for i, d in enumerate(draws)]  # type: ignore[list-item]
+    return model, fit, hp

@@ -97,7 +97,10 @@ def run_specs(specs: Sequence[RunSpec], results_dir: str | os.PathLike, *, accel
     bar = _progress(len(mine), rank, progress)
     for spec in mine:
         row = execute(spec, accelerator.device, executor)
-        store.append(row, replace_failed=True)
+        try:
+            store.append(row, replace_failed=True)
+        except FileExistsError:  # another sweep on the same folder finished it meanwhile: keep theirs
+            LOG.warning("run %s was stored by another process meanwhile; keeping the stored row", spec.run_id)
         (report.ok if row.status == "ok" else report.failed).append(spec.run_id)
         if row.status == "failed":
             LOG.warning("run %s failed: %s", spec.run_id, row.error.splitlines()[0])

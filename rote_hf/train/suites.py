@@ -16,7 +16,7 @@ from typing import Any, Callable, Mapping
 
 from rote_hf.results.provenance import git_commit, package_version, utc_timestamp
 from rote_hf.results.schema import ResultRow
-from rote_hf.train.cogscale import CogScaleData, CogScaleProtocol, fit_cogscale, fit_esn
+from rote_hf.train.cogscale import CogScaleData, CogScaleProtocol, fit_cogscale, fit_esn, search_esn
 from rote_hf.train.config import ESN_MODELS, RunSpec
 from rote_hf.train.measure import measure, trainable_parameters
 from rote_hf.train.rote import RoteData, RoteProtocol, fit_rote, resolve_callable
@@ -109,23 +109,36 @@ def cogscale_data(spec: RunSpec) -> CogScaleData:
     from rote_hf.cogscale import build_task
 
     p = spec.task_params
-    return CogScaleData.from_build(build_task(p["task"], p["difficulty"], p["seed"]))
+    return CogScaleData.from_build(build_task(p["task"], p["difficulty"], seed=p["seed"]))
 
 
 def run_cogscale(spec: RunSpec, device: Any = "cpu", *, data: CogScaleData | None = None,
                  build: Callable[[], Any] | None = None) -> ResultRow:
     """One CogScale fit (gradient model or ESN) -> one result row."""
     data = cogscale_data(spec) if data is None else data
-    build = model_builder(spec.model, data.input_size, data.output_size) if build is None else build
     seed = int(spec.task_params["seed"])
     esn = spec.model["name"] in ESN_MODELS
+    model_cfg = dict(spec.model)
+    search = model_cfg.pop("search", None)
+    if esn:
+        model_cfg.setdefault("reservoir_seed", seed)  # seeded reservoir (the reference's is not)
+    build = model_builder(model_cfg, data.input_size, data.output_size) if build is None else build
     protocol = None if esn else protocol_for("cogscale", spec.protocol)
+    chosen: dict[str, float] = {}
     with measure(device) as m:
-        if esn:
+        if esn and search is not None:
+            opts = dict(search)
+            model, fit, chosen = search_esn(
+                lambda hp: model_builder({**model_cfg, **hp}, data.input_size, data.output_size), data, seed=seed,
+                trials=int(opts.pop("trials", 20)), search_seed=int(opts.pop("seed", 0)),
+                ranges={k: tuple(v) for k, v in opts.items()} or None, device=device)
+        elif esn:
             model, fit = fit_esn(build, data, seed=seed, device=device)
         else:
             model, fit = fit_cogscale(build, data, protocol, seed=seed, device=device)
     settings = {"category": data.category, "best_epoch": fit.best_epoch}
+    if search is not None:
+        settings.update(search=dict(search), chosen=chosen)
     if protocol is not None:
         settings.update({k: getattr(protocol, k) for k in protocol.__dataclass_fields__}, optimizer="Adam")
     return ResultRow(

@@ -77,3 +77,16 @@ def test_paper_rows():
     assert (cell.metrics["test_score_mean"], cell.metrics["test_score_std"]) == (0.08, 0.05)
     frame = load(None, include_paper=True)
     assert (frame["source"] == "paper").all() and len(frame) == len(rows)
+
+
+def test_cli_results_tables(tmp_path):
+    from tests.helpers import run_cli
+
+    store = ResultStore(tmp_path)
+    store.append(_row("a", score=0.25, score_name="DL", task_params={"symbols": 2, "complexity": 10}))
+    board = run_cli("results", "--dir", str(tmp_path))
+    assert board.returncode == 0 and "GRU" in board.stdout and "0.25" in board.stdout
+    paper = run_cli("results", "--dir", str(tmp_path / "missing"), "--paper", "--view", "leaderboard")
+    assert paper.returncode == 0 and "TransformerEncDec" in paper.stdout
+    missing = run_cli("results", "--dir", str(tmp_path / "missing"))
+    assert missing.returncode == 2 and "results folder not found" in missing.stderr

@@ -30,23 +30,16 @@ def task(category: str = "classification"):
     return CogScaleData.from_build([a for p in parts for a in p] + [category])
 
 
-def _masked(Y, T):
-    M = np.full_like(Y, -100.0)
-    rows = np.arange(len(Y))[:, None]
-    M[rows, T] = Y[rows, T]
-    return M
-
-
 @pytest.mark.parametrize("category", ["classification", "regression", "multi_classification"])
 def test_score_equals_reference_compute_score(category):
-    from cogscale import compute_score  # 0.2.0: -100 marks the non-scored steps
+    from cogscale import compute_score  # the pinned test oracle, cogscale 0.1.1 (takes T)
 
     rng = np.random.default_rng(5)
     Y = (rng.random((6, 9, 4)) > 0.6).astype(float) if category != "regression" else rng.normal(size=(6, 9, 4))
     Y_hat = rng.normal(size=(6, 9, 4))
     T = np.stack([rng.choice(9, 3, replace=False) for _ in range(6)])
     ours = score_steps(gather_steps(Y, T), gather_steps(Y_hat, T), category, 0.3)
-    ref = compute_score(_masked(Y, T), Y_hat, category, threshold=0.3)
+    ref = compute_score(Y, Y_hat, T, category, threshold=0.3)
     assert ours == pytest.approx(float(ref), abs=1e-12)
 
 
@@ -120,3 +113,32 @@ def test_bad_inputs():
         CogScaleProtocol(learning_rate=0)
     with pytest.raises(ValueError, match="built must have 10 items"):
         CogScaleData.from_build([np.zeros(1)] * 3)
+
+
+def test_esn_random_search_is_seeded_and_chosen_on_validation():
+    from rote_hf.train.cogscale import search_esn
+
+    data = task("regression")
+
+    def build_for(hp):
+        scale = hp.get("input_scaling", 1.0)
+
+        def build():
+            m = RidgeReadout(3, 3)
+            m.w_in.mul_(scale)
+            return m
+        return build
+
+    model, fit, hp = search_esn(build_for, data, seed=1, trials=4, search_seed=7,
+                                ranges={"input_scaling": (0.01, 10.0)})
+    scores = []
+    for _, draw in fit.history:
+        _, f = fit_esn(build_for(draw), data, seed=1)
+        scores.append(f.metrics["best_val_score"])
+    assert hp == fit.history[scores.index(min(scores))][1] and fit.metrics["best_val_score"] == min(scores)
+    _, again, hp2 = search_esn(build_for, data, seed=1, trials=4, search_seed=7, ranges={"input_scaling": (0.01, 10.0)})
+    assert hp2 == hp and again.metrics == fit.metrics
+    assert fit.history[0][1] == {} and len(fit.history) == 5  # the base configuration is candidate 0
+    assert all(0.01 <= d["input_scaling"] <= 10.0 for _, d in fit.history[1:])
+    with pytest.raises(ValueError, match="trials must be an integer >= 1"):
+        search_esn(build_for, data, trials=0)
