@@ -104,24 +104,19 @@ def gather_steps(arr: Any, steps: Any) -> Any:
 
 
 def score_steps(y: Any, y_hat: Any, category: str, threshold: float | None = 0.5) -> float:
-    """CogScale's score on gathered steps (lower is better), cogscale.md §3.
-
-    classification: argmax error rate; multi_classification: ``y_hat`` are logits, sigmoid ≥
-    threshold, label-wise (Hamming) error; regression: MSE. Both arrays (N, n_pred, O).
-    """
+    """CogScale's score on gathered steps (lower is better), cogscale.md §3, computed by the
+    metric functions of :mod:`rote_hf.metrics.cogscale_score`. Both arrays (N, n_pred, O);
+    for multi_classification ``y_hat`` are logits (sigmoid ≥ ``threshold``, default 0.5)."""
     import numpy as np
 
+    from rote_hf.metrics.cogscale_score import CATEGORIES as SCORERS
+
+    if category not in SCORERS:
+        raise ValueError(f"category must be one of {CATEGORIES}, got {category!r}")
     y = np.asarray(y, dtype=np.float64)
     y_hat = np.asarray(y_hat, dtype=np.float64)
-    if category == "classification":
-        return float(1.0 - np.mean(np.argmax(y_hat, -1) == np.argmax(y, -1)))
-    if category == "multi_classification":
-        t = 0.5 if threshold is None else threshold
-        pred = (1.0 / (1.0 + np.exp(-y_hat))) >= t
-        return float(1.0 - np.mean(pred == (y > 0.5)))
-    if category == "regression":
-        return float(np.mean((y_hat - y) ** 2))
-    raise ValueError(f"category must be one of {CATEGORIES}, got {category!r}")
+    n_out = y.shape[-1]  # the scorers take (N*n_pred, O)
+    return SCORERS[category](y_hat.reshape(-1, n_out), y.reshape(-1, n_out), 0.5 if threshold is None else threshold)
 
 
 def best_exact_match_threshold(y: Any, logits: Any) -> float:
