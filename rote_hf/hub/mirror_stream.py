@@ -13,11 +13,11 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rote_hf.hub.mirror import BuiltRepo, card_yaml, parquet_path, repo_dir, swap_in
+from rote_hf.hub.mirror import BuiltRepo, SplitInfo, card_yaml, parquet_path, repo_dir, swap_in
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
@@ -39,17 +39,6 @@ class KeptSplit:
     features: "datasets.Features"
     path: Path
     num_rows: int
-
-
-@dataclass
-class _Written:
-    """What ``card_yaml`` needs of a split: ``features`` and ``len``."""
-
-    features: "datasets.Features"
-    num_rows: int = field(default=0)
-
-    def __len__(self) -> int:
-        return self.num_rows
 
 
 def write_streaming_repo(
@@ -75,8 +64,9 @@ def write_streaming_repo(
     target = repo_dir(root, repo)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{repo}.", suffix=".tmp", dir=target.parent))
+    staging.chmod(0o755)  # mkdtemp makes it private; a published repo folder is world-readable
     try:
-        written: dict[str, dict[str, _Written]] = {}
+        written: dict[str, dict[str, SplitInfo]] = {}
         rows: dict[str, dict[str, int]] = {}
         for name, splits in configs.items():
             written[name], rows[name] = {}, {}
@@ -92,11 +82,14 @@ def write_streaming_repo(
                         for table in source.batches():
                             writer.write_table(table)
                             n += table.num_rows
-                written[name][split] = _Written(source.features, n)
+                # Parquet's uncompressed size: the same for a kept and a rebuilt file
+                meta = pq.ParquetFile(out).metadata
+                size = sum(meta.row_group(g).total_byte_size for g in range(meta.num_row_groups))
+                written[name][split] = SplitInfo(source.features, n, size)
                 rows[name][split] = n
             if on_config is not None:
                 on_config(name)
-        front = card_yaml(written, default_config=default_config, extra=card_meta)  # type: ignore[arg-type]
+        front = card_yaml(written, default_config=default_config, extra=card_meta)
         (staging / "README.md").write_text(f"---\n{front}---\n\n{card_body.strip()}\n", encoding="utf-8")
         swap_in(staging, target)
     except BaseException:

@@ -107,8 +107,8 @@ def rote_frame(df):
     out = []
     for rec in df.to_dict("records"):
         m = rec["metrics"] if isinstance(rec["metrics"], dict) else {}
-        paper = rec["source"] == "paper"
-        if paper:
+        cell = rec["source"] == "paper" and "DL" not in m  # a published aggregate, not one fit
+        if cell:
             n, c = _paper_scope(rec["config"])
             dl = m.get("DL_mean")
             acc = m.get("test_accuracy_mean")
@@ -120,7 +120,7 @@ def rote_frame(df):
             dl, acc, exact, loss = m.get("DL"), m.get("test_accuracy"), m.get("exact"), m.get("test_loss")
         outputs = rec["outputs"] if isinstance(rec["outputs"], dict) else {}
         out.append({
-            "track": rec["suite"], "model": rec["model"], "table": rec["config"] if paper else "runs", "n": n, "c": c,
+            "track": rec["suite"], "model": rec["model"], "table": rec["config"] if cell else "runs", "n": n, "c": c,
             "status": rec["status"], "DL": _num(dl), "accuracy": _num(acc), "exact": _num(exact), "test_loss": _num(loss),
             "params": _num(rec["param_count"]), "train_time_s": _num(rec["train_time_s"]),
             "time_per_epoch_s": _num(rec["time_per_epoch_s"]), "peak_cuda_mb": _num(rec["peak_cuda_mb"]),
@@ -162,8 +162,8 @@ def filter_rote(frame, *, n: str = ALL, c: str = ALL, track: str = ALL, source: 
 
 
 def rote_board(df, *, n: str = ALL, c: str = ALL, track: str = ALL, source: str = ALL, device: str = ALL):
-    """The ROTE table: one line per (source, track, model, device, verified) of our runs and one per
-    published cell. Columns: identity, ``runs``/``failed``, ``exact_rate``, ``DL_mean``, ``DL@c<c>``
+    """The ROTE table: one line per (source, track, model, device, verified) of single fits (ours and
+    the published per-fit rows) and one per published aggregate cell. Columns: identity, ``runs``/``failed``, ``exact_rate``, ``DL_mean``, ``DL@c<c>``
     for each complexity present, ``test_loss``, ``test_accuracy``, ``params``, ``train_time_s``,
     ``time_per_epoch_s`` (medians for our runs), ``peak_cuda_mb``, ``peak_cpu_mb``, provenance."""
     import pandas as pd
@@ -175,8 +175,8 @@ def rote_board(df, *, n: str = ALL, c: str = ALL, track: str = ALL, source: str 
     frame = filter_rote(frame, n=n, c=c, track=track, source=source, device=device)
     cs = sorted({v for v in frame["c"] if v not in (ALL, "")}, key=lambda v: (len(v), v))
     out = []
-    ours = frame[frame["source"] != "paper"]
-    for key, g in ours.groupby(["track", "model", "device", "verified_mark"], sort=True):
+    fits = frame[frame["table"] == "runs"]  # ours and the published per-fit rows, aggregated alike
+    for key, g in fits.groupby(["track", "model", "device", "verified_mark", "source"], sort=True):
         ok = g[g["status"] == "ok"]
         rec = {"track": key[0], "model": key[1], "table": "runs", "n": _join(g["n"], limit=8),
                "c": _join(g["c"], limit=8), "runs": len(ok), "failed": int((g["status"] != "ok").sum()),
@@ -189,7 +189,7 @@ def rote_board(df, *, n: str = ALL, c: str = ALL, track: str = ALL, source: str 
                     "peak_cpu_mb": ok["peak_cpu_mb"].median(), "device": key[2]})
         rec.update(_provenance(g))
         out.append(rec)
-    for r in frame[frame["source"] == "paper"].to_dict("records"):
+    for r in frame[frame["table"] != "runs"].to_dict("records"):
         rec = {"track": r["track"], "model": r["model"], "table": r["table"], "n": r["n"], "c": r["c"],
                "runs": math.nan, "failed": 0, "exact_rate": r["exact"], "DL_mean": r["DL"]}
         for cv in cs:
