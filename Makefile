@@ -21,4 +21,5 @@ demo: $(STAMP)
 	$(BIN)/rote-hf demo --root $(ROOT)
 
 test: $(STAMP)
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadfile

@@ -17,6 +17,9 @@ COMMAND_MODULES: tuple[str, ...] = (
     "rote_hf.hub.commands",
     "rote_hf.symbolic.commands",
     "rote_hf.mdl.commands",
+    "rote_hf.hub.publish_commands",
+    "rote_hf.llm.commands",
+    "rote_hf.results.commands",
 )
 
 

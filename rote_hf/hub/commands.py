@@ -17,6 +17,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("target", choices=[*sorted(BUILD_TARGETS), "all"], help="what to build")
     p.add_argument("--root", default=".", type=Path, help="mirror root; repos go to ROOT/rote/<repo> (default: .)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument(
+        "--config", default=None,
+        help="part of the target to build, for targets that have configs (cogscale: a config name "
+        "such as simple_copy-small, a difficulty small/medium/large, or all; default small+medium)",
+    )
     p.set_defaults(func=_build)
 
     d = sub.add_parser(
@@ -31,7 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _build(args: argparse.Namespace) -> int:
     from rote_hf.hub.targets import build
 
-    for repo in build(args.target, args.root, progress=not args.quiet):
+    for repo in build(args.target, args.root, progress=not args.quiet, config=args.config):
         print(repo.summary())
     return 0
 

@@ -52,13 +52,26 @@ def parquet_path(config: str, split: str) -> str:
     return f"data/{config}/{split}-00000-of-00001.parquet"
 
 
+@dataclass(frozen=True)
+class SplitInfo:
+    """What a card says of one written split: its features, rows and Arrow size in bytes."""
+
+    features: "datasets.Features"
+    num_examples: int
+    num_bytes: int
+
+    @classmethod
+    def of(cls, ds: "datasets.Dataset") -> "SplitInfo":
+        return cls(ds.features, len(ds), ds.data.nbytes)
+
+
 def card_yaml(
-    configs: Mapping[str, Mapping[str, "datasets.Dataset"]],
+    configs: Mapping[str, Mapping[str, SplitInfo]],
     *,
     default_config: str | None,
     extra: Mapping[str, object] | None = None,
 ) -> str:
-    """YAML front matter with ``configs:`` (data files) and ``dataset_info:`` (features)."""
+    """YAML front matter with ``configs:`` (data files) and ``dataset_info:`` (features, splits)."""
     import datasets
 
     meta: dict[str, object] = dict(extra or {})
@@ -79,7 +92,8 @@ def card_yaml(
                 "config_name": name,
                 **info,
                 "splits": [
-                    {"name": split, "num_bytes": ds.data.nbytes, "num_examples": len(ds)} for split, ds in splits.items()
+                    {"name": split, "num_bytes": info.num_bytes, "num_examples": info.num_examples}
+                    for split, info in splits.items()
                 ],
             }
         )
@@ -122,7 +136,8 @@ def write_dataset_repo(
                 out.parent.mkdir(parents=True, exist_ok=True)
                 ds.to_parquet(str(out))
                 rows.setdefault(name, {})[split] = len(ds)
-        front = card_yaml(configs, default_config=default_config, extra=card_meta)
+        infos = {name: {split: SplitInfo.of(ds) for split, ds in splits.items()} for name, splits in configs.items()}
+        front = card_yaml(infos, default_config=default_config, extra=card_meta)
         (staging / "README.md").write_text(f"---\n{front}---\n\n{card_body.strip()}\n", encoding="utf-8")
         swap_in(staging, target)
     except BaseException:

@@ -9,11 +9,14 @@ repo is adding one line here.
 from __future__ import annotations
 
 import importlib
+import inspect
 from pathlib import Path
 from typing import Callable
 
 BUILD_TARGETS: dict[str, str] = {
     "rote-seeds": "rote_hf.hub.rote_seeds:build",
+    "metrics": "rote_hf.hub.metric_repos:build",
+    "cogscale": "rote_hf.hub.cogscale:build",
     "oeis-mdl": "rote_hf.hub.oeis_mdl:build",
 }
 
@@ -26,11 +29,23 @@ def resolve(target: str) -> Callable[..., object]:
     return getattr(importlib.import_module(module), func)
 
 
-def build(target: str, root: Path, *, progress: bool = True) -> list:
-    """Build one target (or ``"all"``) into the mirror at ``root``; returns the BuiltRepo list."""
+def build(target: str, root: Path, *, progress: bool = True, config: str | None = None) -> list:
+    """Build one target (or ``"all"``) into the mirror at ``root``; returns the BuiltRepo list.
+
+    ``config`` selects part of a target whose build function takes a ``config`` keyword
+    (e.g. ``cogscale``); other targets refuse it.
+    """
     names = sorted(BUILD_TARGETS) if target == "all" else [target]
+    if config is not None and target == "all":
+        raise ValueError("config can only be given with a single target, not 'all'")
     built: list = []
     for name in names:
-        result = resolve(name)(Path(root), progress=progress)
+        func = resolve(name)
+        if config is not None:
+            if "config" not in inspect.signature(func).parameters:
+                raise ValueError(f"config is not supported by target {name!r}")
+            result = func(Path(root), progress=progress, config=config)
+        else:
+            result = func(Path(root), progress=progress)
         built.extend(result if isinstance(result, list) else [result])
     return built

@@ -1,1 +1,34 @@
-"""rote_hf.llm"""
+"""LLM-query evaluation on MDL-stratified integer sequences (mdl.md §9).
+
+>>> from rote_hf.llm import parse_response, build_messages, make_responder, evaluate_llm
+>>> parse_response('{"next_three": [1, 2, 3], "formula": "NO_FORMULA_FOUND", "confidence": 2,'
+...                ' "recognized": false, "name_if_recognized": ""}').abstained
+True
+
+Modules: :mod:`~rote_hf.llm.prompt` (the prompt), :mod:`~rote_hf.llm.parse` (the pure reply
+parser), :mod:`~rote_hf.llm.responders` (OpenAI-compatible HTTP and local transformers
+responders behind one protocol), :mod:`~rote_hf.llm.cache` (raw replies keyed by model and
+prompt), :mod:`~rote_hf.llm.runner` (sample -> replies -> metrics per stratum -> result rows).
+Importing this package does not import huggingface_hub, transformers or datasets.
+"""
+
+from rote_hf.llm.cache import ReplyCache, cache_key
+from rote_hf.llm.parse import STATUSES, ParsedResponse, api_error, parse_response
+from rote_hf.llm.prompt import ABSTAIN, SYSTEM_PROMPT, PromptConfig, build_messages, next_key, user_prompt
+from rote_hf.llm.responders import (
+    API_KEY_ENV, RESPONDERS, LocalPipelineResponder, OpenAICompatibleResponder, Responder, ResponderError,
+    RetryPolicy, make_responder, register_responder,
+)
+from rote_hf.llm.serve import DifferenceResponder, make_server
+from rote_hf.llm.runner import (
+    EvalReport, QueryRecord, agreement, agreement_by_stratum, SampleItem, evaluate_llm, format_table, items_from_rows, load_rows, per_stratum,
+    run_queries, summarize,
+)
+
+__all__ = [
+    "ABSTAIN", "API_KEY_ENV", "DifferenceResponder", "EvalReport", "LocalPipelineResponder", "OpenAICompatibleResponder",
+    "ParsedResponse", "PromptConfig", "QueryRecord", "RESPONDERS", "ReplyCache", "Responder", "ResponderError",
+    "RetryPolicy", "STATUSES", "SYSTEM_PROMPT", "SampleItem", "agreement", "agreement_by_stratum", "api_error", "build_messages", "cache_key",
+    "evaluate_llm", "format_table", "items_from_rows", "load_rows", "make_responder", "make_server", "next_key",
+    "parse_response", "per_stratum", "register_responder", "run_queries", "summarize", "user_prompt",
+]

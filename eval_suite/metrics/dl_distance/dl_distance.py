@@ -1,0 +1,69 @@
+"""
+rote/dl_distance: ROTE's normalised restricted Damerau-Levenshtein distance.
+
+A thin evaluate wrapper over rote_hf.metrics.dl_distances; see README.md (the metric card).
+"""
+
+import datasets
+import evaluate
+import numpy
+from rote_hf.metrics import dl_distances
+
+_DESCRIPTION = """
+Mean normalised Damerau-Levenshtein distance between forecast and target strings, as in the
+ROTE paper (appendix A.2, eqs. 11-12): the optimal-string-alignment edit distance (insertions,
+deletions, substitutions and adjacent transpositions cost 1) divided by the longer length.
+Identical strings score 0, exactly one empty string scores 1. Lower is better.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (list of str, or list of lists of int token ids): forecast strings.
+    references (list of str, or list of lists of int token ids): target strings, same count.
+    return_per_row (bool, default False): also return the per-pair distances.
+Returns:
+    dl_distance (float): mean over pairs, in [0, 1].
+    dl_distances (list of float): per-pair values, only with return_per_row=True.
+Examples:
+    >>> dl = evaluate.load("rote/dl_distance")
+    >>> dl.compute(predictions=["ABBA"], references=["ABAB"])
+    {'dl_distance': 0.25}
+"""
+
+_CITATION = """
+@misc{rote2026,
+  title = {ROTE: Benchmarking Neural Memorization on Complexity-Controlled Symbolic Sequences},
+  year  = {2026},
+  note  = {Reference implementation: https://github.com/nla-group/rote}
+}
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class DLDistance(evaluate.Metric):
+    """Mean normalised OSA (restricted Damerau-Levenshtein) distance."""
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            module_type="metric",
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=[
+                datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
+                datasets.Features(
+                    {
+                        "predictions": datasets.Sequence(datasets.Value("int64")),
+                        "references": datasets.Sequence(datasets.Value("int64")),
+                    }
+                ),
+            ],
+            reference_urls=["https://github.com/nla-group/rote"],
+        )
+
+    def _compute(self, predictions, references, return_per_row=False):
+        values = dl_distances(predictions, references)
+        out = {"dl_distance": float(numpy.mean(values))}
+        if return_per_row:
+            out["dl_distances"] = values.tolist()
+        return out

@@ -1,0 +1,70 @@
+"""
+rote/jw_distance: ROTE's Jaro-Winkler distance, prefix bonus at every Jaro value.
+
+A thin evaluate wrapper over rote_hf.metrics.jw_distances; see README.md (the metric card).
+"""
+
+import datasets
+import evaluate
+import numpy
+from rote_hf.metrics import jw_distances
+
+_DESCRIPTION = """
+Mean Jaro-Winkler distance 1 - S_JW between forecast and target strings, exactly as the ROTE
+paper (appendix A.2, eqs. 13-15) and its reference code: match radius max(len)//2 - 1,
+floor(t/2) transpositions, common prefix capped at 4, p = 0.1, and the prefix bonus applied at
+every Jaro value (no 0.7 threshold, unlike rapidfuzz and jellyfish). Lower is better.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (list of str, or list of lists of int token ids): forecast strings.
+    references (list of str, or list of lists of int token ids): target strings, same count.
+    p (float, default 0.1): Winkler prefix scale, in [0, 0.25].
+    return_per_row (bool, default False): also return the per-pair distances.
+Returns:
+    jw_distance (float): mean over pairs, in [0, 1].
+    jw_distances (list of float): per-pair values, only with return_per_row=True.
+Examples:
+    >>> jw = evaluate.load("rote/jw_distance")
+    >>> jw.compute(predictions=["marhta"], references=["martha"])
+    {'jw_distance': 0.03888888888888886}
+"""
+
+_CITATION = """
+@misc{rote2026,
+  title = {ROTE: Benchmarking Neural Memorization on Complexity-Controlled Symbolic Sequences},
+  year  = {2026},
+  note  = {Reference implementation: https://github.com/nla-group/rote}
+}
+"""
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class JWDistance(evaluate.Metric):
+    """Mean ROTE Jaro-Winkler distance."""
+
+    def _info(self):
+        return evaluate.MetricInfo(
+            module_type="metric",
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=[
+                datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
+                datasets.Features(
+                    {
+                        "predictions": datasets.Sequence(datasets.Value("int64")),
+                        "references": datasets.Sequence(datasets.Value("int64")),
+                    }
+                ),
+            ],
+            reference_urls=["https://github.com/nla-group/rote"],
+        )
+
+    def _compute(self, predictions, references, p=0.1, return_per_row=False):
+        values = jw_distances(predictions, references, p=p)
+        out = {"jw_distance": float(numpy.mean(values))}
+        if return_per_row:
+            out["jw_distances"] = values.tolist()
+        return out

@@ -1,0 +1,80 @@
+"""Train a sweep config under its paper protocol and append one result row per run.
+
+    accelerate launch --multi_gpu --num_processes 2 --num_machines 1 --mixed_precision no \
+        --dynamo_backend no eval_suite/train.py --config eval_suite/configs/rote_smoke.yaml --processes 2
+    python eval_suite/train.py --config eval_suite/configs/rote_smoke.yaml      # one process
+
+Runs (configurations) are sharded across processes; each fit runs alone in its process. On CPU,
+``accelerate launch --cpu --num_processes 2`` silently starts ONE process: use ``--multi_gpu`` as
+above (the script uses ``Accelerator(cpu=True)`` when no GPU is present) and pass ``--processes``
+so that a wrong launch is refused. Re-running the same command resumes: finished runs are
+skipped, failed runs are kept as failed unless ``--retry-failed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run from a checkout without installing
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="eval_suite/train.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", required=True, help="sweep YAML (eval_suite/configs/<name>.yaml)")
+    parser.add_argument("--results", default="results", help="results folder (default: ./results)")
+    parser.add_argument("--processes", type=int, default=None,
+                        help="expected number of processes; the run stops if the launch gave another "
+                             "(default: $WORLD_SIZE when set)")
+    parser.add_argument("--retry-failed", action="store_true", help="re-run runs stored as failed")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument("--no-table", action="store_true", help="do not print the summary table at the end")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+
+    from rote_hf.results import load
+    from rote_hf.train import SweepConfig, expand, make_accelerator, run_specs
+
+    try:
+        config = SweepConfig.from_yaml(args.config)
+        specs = expand(config)
+    except (ValueError, TypeError, FileNotFoundError) as exc:
+        print(f"train.py: error: {exc}", file=sys.stderr)
+        return 2
+    requested = args.processes or (int(os.environ["WORLD_SIZE"]) if "WORLD_SIZE" in os.environ else None)
+    accelerator = make_accelerator()
+    if accelerator.num_processes == 1 and os.environ.get("ACCELERATE_USE_CPU", "").lower() == "true" and requested is None:
+        logging.warning("accelerate launch --cpu runs a single process; use --multi_gpu with --processes N on CPU")
+    try:
+        report = run_specs(specs, args.results, accelerator=accelerator, requested_processes=requested,
+                           retry_failed=args.retry_failed, progress=not args.no_progress)
+    except RuntimeError as exc:
+        print(f"train.py: error: {exc}", file=sys.stderr)
+        return 2
+    logging.info("rank %d/%d: %d ok, %d failed, %d skipped as already stored", report.rank, report.world,
+                 len(report.ok), len(report.failed), report.skipped)
+    if accelerator.is_main_process and not args.no_table:
+        print(summary_table(load(args.results), config.suite))
+    return 0
+
+
+def summary_table(frame, suite: str) -> str:
+    """The suite's leaderboard table: ROTE per-model summary or CogScale mean ± std (LR on validation)."""
+    from rote_hf.results.aggregate import cogscale_table, format_table, rote_summary
+
+    frame = frame[frame["suite"] == suite]
+    if suite == "cogscale":
+        table = cogscale_table(frame, lr_selection="validation")
+        cols = ["task", "difficulty", "model", "budget", "learning_rate", "seeds", "failed", "mean", "std"]
+    else:
+        table = rote_summary(frame, suite=suite)
+        cols = ["model", "fits", "failed", "params", "test_loss_mean", "test_accuracy_mean", "DL_mean", "JW_mean",
+                "exact_rate", "epochs_median", "time_per_epoch_median_s"]
+    return format_table(table, cols)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

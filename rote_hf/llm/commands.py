@@ -1,0 +1,129 @@
+"""``rote-hf llm-query`` (= ``python eval_suite/llm_query.py``) and ``rote-hf llm-serve``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+QUERY_HELP = "ask an LLM to continue MDL-stratified integer sequences; print metrics per stratum; store rows"
+
+
+def _seed(text: str) -> int | None:
+    if text.lower() == "none":
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--seed must be an integer or 'none', got {text!r}") from None
+
+
+def add_query_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of the query command (shared by ``rote-hf llm-query`` and eval_suite/llm_query.py)."""
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--base-url", help="OpenAI-compatible API root, e.g. http://127.0.0.1:8000/v1")
+    src.add_argument("--local", metavar="PATH", help="a local transformers model folder (text-generation)")
+    p.add_argument("--model", help="model name sent to the server (required with --base-url; "
+                                   "with --local: the name used in results, default local:<folder>)")
+    p.add_argument("--per-stratum", type=int, default=None, metavar="K", help="first K sequences of each stratum")
+    p.add_argument("--results", default="results", metavar="DIR", help="results folder (default: ./results)")
+    p.add_argument("--dataset", default="rote/oeis-mdl",
+                   help="dataset path or repo id, or a .json/.jsonl file of rows (default: rote/oeis-mdl)")
+    p.add_argument("--dataset-config", default="llm-eval", help="dataset config (default: llm-eval; 'oeis' for all)")
+    p.add_argument("--split", default=None, help="dataset split (default: the only one)")
+    p.add_argument("--n-shown", type=int, default=20, help="terms shown (paper: 20)")
+    p.add_argument("--k-next", type=int, default=3, help="terms to predict (paper: 3)")
+    p.add_argument("--max-tokens", type=int, default=1024, help="reply budget in tokens (paper: 400, see docs/llm.md)")
+    p.add_argument("--seed", type=_seed, default=0, help="sampling seed sent to the server, or 'none' (default: 0)")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds per request (default: 60)")
+    p.add_argument("--retries", type=int, default=3, help="retries on 5xx/408/429/timeouts (default: 3)")
+    p.add_argument("--concurrency", type=int, default=4, help="requests in flight (default: 4)")
+    p.add_argument("--json-mode", action="store_true", help='send response_format={"type": "json_object"}')
+    p.add_argument("--cache", default=None, metavar="DIR", help="reply cache folder (default: <results>/llm_cache)")
+    p.add_argument("--compare-paper", action="store_true", help="also print the paper's published rows")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def run_query(args: argparse.Namespace) -> int:
+    """Run the query command; ValueError/TypeError/FileNotFoundError propagate (the caller prints them)."""
+    from rote_hf.llm import PromptConfig, RetryPolicy, evaluate_llm, format_table, items_from_rows, load_rows
+    from rote_hf.llm import make_responder, per_stratum
+
+    prompt = PromptConfig(n_shown=args.n_shown, k_next=args.k_next)
+    if args.base_url is not None:
+        if not args.model:
+            raise ValueError("--model is required with --base-url")
+        responder = make_responder("openai", base_url=args.base_url, model=args.model, max_tokens=args.max_tokens,
+                                   seed=args.seed, timeout_s=args.timeout, retry=RetryPolicy(max_retries=args.retries),
+                                   json_mode=args.json_mode)
+    else:
+        responder = make_responder("local", path=args.local, max_new_tokens=args.max_tokens, model_id=args.model)
+    rows = load_rows(args.dataset, config=args.dataset_config, split=args.split)
+    items = per_stratum(items_from_rows(rows, prompt), args.per_stratum)
+    seeds = {r.get("seed") for r in rows}
+    data_seed = next(iter(seeds)) if len(seeds) == 1 and None not in seeds else None
+    is_file = str(args.dataset).endswith((".json", ".jsonl"))
+    report = evaluate_llm(items, responder, results=args.results, cache_dir=args.cache, prompt=prompt,
+                          concurrency=args.concurrency, progress=not args.no_progress, data_seed=data_seed,
+                          sample_name=Path(args.dataset).name if is_file else args.dataset_config)
+    print(format_table(report.summary, responder.model_id))
+    print(f"\n{len(report.records)} sequences: {report.n_asked} asked, {report.n_cached} from the cache; "
+          f"{len(report.appended)} result rows appended to {args.results}"
+          + (f", {len(report.already_stored)} already stored" if report.already_stored else ""))
+    incomplete = [r.task for r in report.rows if r.status == "failed"]
+    if incomplete:
+        print(f"incomplete (calls failed, stored as failed): {', '.join(incomplete)}; run the same command "
+              "again to retry only those calls")
+    if report.log_path:
+        print(f"per-sample log: {report.log_path}")
+    if args.compare_paper:
+        from rote_hf.results.published import mdl_llm_rows
+
+        by_model: dict[str, dict] = {}
+        for row in mdl_llm_rows():
+            by_model.setdefault(row.model, {})[row.task] = row.metrics
+        print("\npublished (MDL paper, 20 terms shown, max_tokens 400):")
+        for model, summary in by_model.items():
+            print(format_table(summary, model) + "\n")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from rote_hf.llm import make_responder, make_server
+
+    responder = (make_responder("local", path=args.local, max_new_tokens=args.max_new_tokens) if args.local
+                 else make_responder("difference"))
+    server = make_server(responder, args.host, args.port)
+    host, port = server.server_address[:2]
+    print(f"serving {responder.model_id} at http://{host}:{port}/v1 (Ctrl-C to stop)", flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    q = sub.add_parser("llm-query", help=QUERY_HELP, description=QUERY_HELP + " (see docs/llm.md)")
+    add_query_arguments(q)
+    q.set_defaults(func=run_query)
+    s = sub.add_parser("llm-serve", help="serve the finite-difference baseline (or --local MODEL) as an "
+                                         "OpenAI-compatible API on 127.0.0.1",
+                       description="An OpenAI-compatible chat-completions server over a responder.")
+    s.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1)")
+    s.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 = any free port)")
+    s.add_argument("--local", metavar="PATH", help="serve a local transformers model instead of the baseline")
+    s.add_argument("--max-new-tokens", type=int, default=256, help="generation budget of --local (default: 256)")
+    s.set_defaults(func=_serve)
+
+
+def main(argv: list[str] | None = None, prog: str = "llm_query.py") -> int:
+    """Entry point of eval_suite/llm_query.py: the llm-query command with its own parser."""
+    p = argparse.ArgumentParser(prog=prog, description=QUERY_HELP + ".")
+    add_query_arguments(p)
+    args = p.parse_args(argv)
+    try:
+        return run_query(args)
+    except (ValueError, TypeError, FileNotFoundError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,274 @@
+"""Responders: anything that turns chat messages into reply text, behind one small protocol.
+
+``respond(messages) -> str`` returns the raw reply (possibly empty) or raises
+:class:`ResponderError` once its bounded retries are spent; ``model_id`` names the model in
+caches, logs and result rows. Two responders ship, looked up by name in :data:`RESPONDERS`:
+
+* ``"openai"``: :class:`OpenAICompatibleResponder`, an OpenAI-compatible chat-completions
+  client built on ``huggingface_hub.InferenceClient(base_url=...)`` -- HF inference providers,
+  vLLM/TGI/llama.cpp servers, OpenRouter, OpenAI. Temperature 0, a seed (omit with
+  ``seed=None`` for servers that reject it), ``max_tokens``, a per-request timeout, bounded
+  retries with exponential backoff on 5xx/408/429/timeouts/connection errors, a cap on the
+  reply size. The API token is read from the environment (``ROTE_LLM_API_KEY``, then
+  ``HF_TOKEN``; never the token saved by ``hf auth login``) and is never part of a repr, error message, cache, log or result.
+* ``"local"``: :class:`LocalPipelineResponder`, a ``transformers`` text-generation pipeline on
+  a local model folder (greedy decoding, ``do_sample=False``).
+
+Adding a responder is one class and one ``@register_responder("name")`` line.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+from urllib.parse import urlsplit
+
+API_KEY_ENV = ("ROTE_LLM_API_KEY", "HF_TOKEN")
+"""Environment variables read for the API token, first set wins."""
+
+NO_TOKEN = "EMPTY"
+"""Sent as the bearer token when none is configured (the convention of local OpenAI-compatible
+servers). Why not nothing: ``InferenceClient`` would then fall back to ``get_token()`` -- the
+token saved by ``hf auth login`` -- and send it to whatever server ``base_url`` names."""
+
+Messages = Sequence[Mapping[str, str]]
+
+
+class ResponderError(RuntimeError):
+    """A call that failed for good (after retries); its message never contains the token."""
+
+
+@runtime_checkable
+class Responder(Protocol):
+    """The protocol: a model id and ``respond(messages) -> reply text``."""
+
+    model_id: str
+
+    def respond(self, messages: Messages) -> str: ...
+
+
+RESPONDERS: dict[str, Callable[..., Responder]] = {}
+
+
+def register_responder(name: str) -> Callable[[type], type]:
+    """Class decorator adding a responder factory to :data:`RESPONDERS` under ``name``."""
+
+    def deco(cls: type) -> type:
+        RESPONDERS[name] = cls
+        return cls
+
+    return deco
+
+
+def make_responder(kind: str, **kwargs: Any) -> Responder:
+    """Build the responder registered as ``kind`` (``ValueError`` naming the known kinds)."""
+    if kind not in RESPONDERS:
+        raise ValueError(f"kind must be one of {sorted(RESPONDERS)}, got {kind!r}")
+    return RESPONDERS[kind](**kwargs)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """At most ``max_retries`` retries after the first try; waits ``backoff_s * factor**i`` (capped)."""
+
+    max_retries: int = 3
+    backoff_s: float = 1.0
+    factor: float = 2.0
+    max_backoff_s: float = 30.0
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.max_retries <= 10:
+            raise ValueError(f"max_retries must be in 0..10, got {self.max_retries}")
+        if self.backoff_s < 0 or self.factor < 1 or self.max_backoff_s < 0:
+            raise ValueError("backoff_s and max_backoff_s must be >= 0 and factor >= 1, got "
+                             f"{self.backoff_s}, {self.max_backoff_s}, {self.factor}")
+
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait before retry number ``attempt`` (0-based)."""
+        return min(self.max_backoff_s, self.backoff_s * self.factor**attempt)
+
+
+def call_with_retries(fn: Callable[[], str], policy: RetryPolicy, retryable: Callable[[BaseException], bool],
+                      describe: Callable[[BaseException], str], sleep: Callable[[float], None] = time.sleep) -> str:
+    """``fn()`` with bounded retries; a non-retryable error or the last failure -> ResponderError."""
+    for attempt in range(policy.max_retries + 1):
+        try:
+            return fn()
+        except Exception as exc:  # noqa: BLE001 - classified below, re-raised as ResponderError
+            if attempt == policy.max_retries or not retryable(exc):
+                raise ResponderError(f"{describe(exc)} (after {attempt + 1} attempt{'s' * bool(attempt)})") from None
+            sleep(policy.delay(attempt))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def redact(text: str, secrets: Sequence[str | None]) -> str:
+    """``text`` with every non-empty secret replaced by ``***``."""
+    for s in secrets:
+        if s:
+            text = text.replace(s, "***")
+    return text
+
+
+def api_key_from_env(names: Sequence[str] = API_KEY_ENV) -> str | None:
+    """The first non-empty of the environment variables ``names`` (None if none is set)."""
+    for name in names:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+    return None
+
+
+def check_base_url(base_url: str) -> str:
+    """Validated base URL without a trailing slash (``http(s)://host[:port]/path``)."""
+    if not isinstance(base_url, str):
+        raise TypeError(f"base_url must be a str, got {type(base_url).__name__}")
+    parts = urlsplit(base_url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"base_url must be an http:// or https:// URL with a host, got {base_url!r}")
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise ValueError("base_url must not carry credentials, a query or a fragment "
+                         "(put the token in the ROTE_LLM_API_KEY environment variable)")
+    url = base_url.strip().rstrip("/")
+    if url.endswith("/chat/completions"):  # the client appends this itself
+        url = url[: -len("/chat/completions")]
+    return url
+
+
+@register_responder("openai")
+class OpenAICompatibleResponder:
+    """Chat completions against an OpenAI-compatible server via ``huggingface_hub.InferenceClient``.
+
+    ``base_url`` ends with ``/v1`` for most servers (the client POSTs ``{base_url}/chat/completions``).
+    ``api_key=None`` reads the token from ``ROTE_LLM_API_KEY`` or ``HF_TOKEN``; without one,
+    :data:`NO_TOKEN` is sent (local servers ignore it). ``timeout_s`` is per request (seconds); ``max_reply_chars`` cuts longer replies
+    (the cut reply then usually parses as ``bad_json``). ``sleep`` is injectable for tests.
+    """
+
+    def __init__(self, base_url: str, model: str, *, max_tokens: int = 1024, temperature: float = 0.0,
+                 seed: int | None = 0, timeout_s: float = 60.0, retry: RetryPolicy = RetryPolicy(),
+                 max_reply_chars: int = 65_536, json_mode: bool = False, api_key: str | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
+        from huggingface_hub import InferenceClient, constants
+
+        if not isinstance(model, str) or not model.strip():
+            raise ValueError(f"model must be a non-empty string, got {model!r}")
+        if not isinstance(max_tokens, int) or max_tokens < 1:
+            raise ValueError(f"max_tokens must be a positive int, got {max_tokens!r}")
+        if not timeout_s > 0:
+            raise ValueError(f"timeout_s must be > 0 seconds, got {timeout_s!r}")
+        if not isinstance(max_reply_chars, int) or max_reply_chars < 1:
+            raise ValueError(f"max_reply_chars must be a positive int, got {max_reply_chars!r}")
+        if constants.is_offline_mode():
+            # huggingface_hub blocks every request in offline mode, loopback included
+            raise ValueError("HF_HUB_OFFLINE is set: huggingface_hub refuses every request, the base URL "
+                             "included; unset HF_HUB_OFFLINE to query a server")
+        self.base_url = check_base_url(base_url)
+        self.model = model.strip()
+        self.model_id = self.model
+        self.max_tokens, self.temperature, self.seed = max_tokens, float(temperature), seed
+        self.timeout_s, self.retry, self.max_reply_chars = float(timeout_s), retry, max_reply_chars
+        self.json_mode, self._sleep = json_mode, sleep
+        self.__token = (api_key if api_key is not None else api_key_from_env()) or None
+        self._client = InferenceClient(base_url=self.base_url, api_key=self.__token or NO_TOKEN,
+                                       timeout=self.timeout_s)
+
+    def __repr__(self) -> str:  # never shows the token
+        return (f"OpenAICompatibleResponder(base_url={self.base_url!r}, model={self.model!r}, "
+                f"max_tokens={self.max_tokens}, seed={self.seed}, authenticated={self.__token is not None})")
+
+    def settings(self) -> dict[str, Any]:
+        """The request settings (for result rows; no token)."""
+        return {"responder": "openai", "base_url": self.base_url, "model": self.model, "temperature": self.temperature,
+                "max_tokens": self.max_tokens, "seed": self.seed, "timeout_s": self.timeout_s,
+                "max_retries": self.retry.max_retries, "json_mode": self.json_mode,
+                "max_reply_chars": self.max_reply_chars}
+
+    def _once(self, messages: Messages) -> str:
+        kwargs: dict[str, Any] = {"model": self.model, "temperature": self.temperature, "max_tokens": self.max_tokens}
+        if self.seed is not None:
+            kwargs["seed"] = self.seed
+        if self.json_mode:
+            kwargs["response_format"] = {"type": "json_object"}
+        out = self._client.chat_completion([dict(m) for m in messages], **kwargs)
+        content = out.choices[0].message.content if out.choices else None
+        return (content or "")[: self.max_reply_chars]
+
+    @staticmethod
+    def _retryable(exc: BaseException) -> bool:
+        from huggingface_hub.errors import HfHubHTTPError, InferenceTimeoutError
+
+        if isinstance(exc, InferenceTimeoutError):
+            return True
+        if isinstance(exc, HfHubHTTPError):
+            status = getattr(getattr(exc, "response", None), "status_code", None)
+            return status is None or status >= 500 or status in (408, 429)
+        import httpx2
+
+        return isinstance(exc, httpx2.TransportError)
+
+    def _describe(self, exc: BaseException) -> str:
+        status = getattr(getattr(exc, "response", None), "status_code", None)
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        text = f"{type(exc).__name__}{f' HTTP {status}' if status else ''}: {first}"
+        return redact(text, [self.__token])[:300]
+
+    def respond(self, messages: Messages) -> str:
+        reply = call_with_retries(lambda: self._once(messages), self.retry, self._retryable, self._describe, self._sleep)
+        return redact(reply, [self.__token])  # a server could echo the token; never store it
+
+
+@register_responder("local")
+class LocalPipelineResponder:
+    """A local ``transformers`` text-generation pipeline (greedy) on a model folder.
+
+    Chat models (tokenizer with a chat template) get the messages; others get
+    ``system + "\\n\\n" + user + "\\n"`` as plain text. Generation is serialised with a lock, so
+    the runner's concurrency does not oversubscribe the CPU/GPU. Loads lazily on the first call.
+    """
+
+    def __init__(self, path: str | os.PathLike, *, max_new_tokens: int = 256, device: str | None = None,
+                 model_id: str | None = None) -> None:
+        self.path = Path(path)
+        if not self.path.is_dir():
+            raise ValueError(f"path must be a local model folder (config.json, weights, tokenizer), got {str(path)!r}")
+        if not isinstance(max_new_tokens, int) or max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be a positive int, got {max_new_tokens!r}")
+        self.max_new_tokens, self.device = max_new_tokens, device
+        self.model_id = model_id or f"local:{self.path.resolve().name}"
+        self._pipe: Any = None
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"LocalPipelineResponder(path={str(self.path)!r}, max_new_tokens={self.max_new_tokens})"
+
+    def settings(self) -> dict[str, Any]:
+        return {"responder": "local", "model": self.model_id, "max_new_tokens": self.max_new_tokens,
+                "do_sample": False}
+
+    def _load(self) -> Any:
+        if self._pipe is None:
+            from transformers import pipeline
+
+            self._pipe = pipeline("text-generation", model=str(self.path), tokenizer=str(self.path),
+                                  device=self.device)
+        return self._pipe
+
+    def respond(self, messages: Messages) -> str:
+        with self._lock:
+            try:
+                pipe = self._load()
+                chat = getattr(pipe.tokenizer, "chat_template", None)
+                prompt: Any = [dict(m) for m in messages] if chat else \
+                    "\n\n".join(m["content"] for m in messages) + "\n"
+                out = pipe(prompt, do_sample=False, max_new_tokens=self.max_new_tokens, return_full_text=False)
+            except Exception as exc:  # noqa: BLE001 - any local failure is an api_error row, not a crash
+                raise ResponderError(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]) from None
+        text = out[0]["generated_text"]
+        if isinstance(text, list):  # chat input: the new assistant message
+            text = text[-1].get("content", "") if text else ""
+        return str(text)

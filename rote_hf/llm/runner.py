@@ -1,0 +1,415 @@
+"""The query runner: sample -> prompts -> (cached) replies -> parses -> metrics per stratum -> rows.
+
+Input is the frozen ``llm-eval`` sample of ``rote/oeis-mdl`` (rows with ``anum``, ``stratum``,
+``shown``, ``answer``) or any rows of its ``oeis`` config (``anum``, ``terms``, ``regime``,
+``genuine_wilderness``), as dicts (:func:`items_from_rows`). For each item the first
+``n_shown`` terms are shown and the next ``k_next`` are the truth.
+
+:func:`run_queries` asks the responder with bounded concurrency (a thread pool), consulting the
+:class:`~rote_hf.llm.cache.ReplyCache` first, so a resumed run never asks twice.
+:func:`summarize` scores each stratum with :func:`rote_hf.metrics.confabulation` (failed replies
+counted, never scored). :func:`evaluate_llm` does everything, writes the per-sample log
+(JSON lines: prompt, raw reply, parsed fields, status, score flags) and appends one result row
+per stratum (suite ``mdl``, protocol ``llm-query``, config ``llm-eval``, task = stratum).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rote_hf.llm.cache import ReplyCache
+from rote_hf.llm.parse import ParsedResponse, api_error, parse_response
+from rote_hf.llm.prompt import SYSTEM_PROMPT, PromptConfig, build_messages
+from rote_hf.llm.responders import Responder, ResponderError
+
+STRATA_ORDER = ("clean", "revising", "wilderness")
+SUITE, PROTOCOL, CONFIG = "mdl", "llm-query", "llm-eval"
+ALL = "all"
+
+
+@dataclass(frozen=True)
+class SampleItem:
+    """One sequence to ask about: shown terms and the true continuation (Python ints)."""
+
+    anum: str
+    stratum: str
+    shown: tuple[int, ...]
+    answer: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class QueryRecord:
+    """One answered (or failed) query."""
+
+    item: SampleItem
+    messages: tuple[Mapping[str, str], ...]
+    reply: str | None
+    parsed: ParsedResponse
+    cached: bool = False
+
+
+def _ints(values: Iterable[Any], name: str) -> list[int]:
+    out = []
+    for i, v in enumerate(values):
+        if isinstance(v, str) and v.strip().lstrip("+-").isdigit():
+            out.append(int(v))
+        elif isinstance(v, int) and not isinstance(v, bool):
+            out.append(v)
+        else:
+            raise TypeError(f"{name}[{i}] must be an integer or a decimal string, got {v!r}")
+    return out
+
+
+def _stratum_of(row: Mapping[str, Any]) -> str:
+    if row.get("stratum"):
+        return str(row["stratum"])
+    if row.get("genuine_wilderness"):
+        return "wilderness"
+    if "regime" in row:
+        return str(row["regime"])
+    raise ValueError("rows must have a 'stratum' (llm-eval config) or a 'regime' (oeis config) column")
+
+
+def items_from_rows(rows: Iterable[Mapping[str, Any]], prompt: PromptConfig = PromptConfig()) -> list[SampleItem]:
+    """Sample items from ``llm-eval`` rows (``shown`` + ``answer``) or ``oeis`` rows (``terms``).
+
+    Terms may be ints or decimal strings (the dataset stores strings: terms exceed 64 bits).
+    Rows with fewer than ``n_shown + k_next`` terms raise ``ValueError`` naming the A-number.
+    """
+    need = prompt.n_shown + prompt.k_next
+    items = []
+    for row in rows:
+        if "anum" not in row:
+            raise ValueError("rows must have an 'anum' column")
+        if "shown" in row and "answer" in row:
+            terms = _ints(row["shown"], "shown") + _ints(row["answer"], "answer")
+        elif "terms" in row:
+            terms = _ints(row["terms"], "terms")
+        else:
+            raise ValueError("rows must have 'shown' and 'answer' (llm-eval) or 'terms' (oeis) columns")
+        if len(terms) < need:
+            raise ValueError(f"sequence {row['anum']} has {len(terms)} terms; n_shown + k_next = {need} are needed")
+        items.append(SampleItem(str(row["anum"]), _stratum_of(row), tuple(terms[: prompt.n_shown]),
+                                tuple(terms[prompt.n_shown : need])))
+    return items
+
+
+def per_stratum(items: Sequence[SampleItem], k: int | None) -> list[SampleItem]:
+    """The first ``k`` items of each stratum, in input order (all when ``k`` is None)."""
+    if k is None:
+        return list(items)
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"per_stratum must be a positive int or None, got {k!r}")
+    seen: dict[str, int] = {}
+    out = []
+    for it in items:
+        if seen.get(it.stratum, 0) < k:
+            seen[it.stratum] = seen.get(it.stratum, 0) + 1
+            out.append(it)
+    return out
+
+
+def load_rows(source: str | os.PathLike, *, config: str = CONFIG, split: str | None = None) -> list[dict]:
+    """Rows of a sample: a ``.json`` / ``.jsonl`` file (list of objects / one per line), or a
+    dataset path or repo id read with ``datasets.load_dataset(source, config)`` (the local mirror
+    folder ``rote/oeis-mdl`` resolves before the Hub)."""
+    path = Path(source)
+    if path.suffix in (".json", ".jsonl") and path.is_file():
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".jsonl":
+            return [json.loads(line) for line in text.splitlines() if line.strip()]
+        data = json.loads(text)
+        if not isinstance(data, list):
+            raise ValueError(f"source {str(source)!r} must hold a JSON list of row objects")
+        return data
+    if path.suffix in (".json", ".jsonl"):
+        raise FileNotFoundError(f"source {str(source)!r} does not exist")
+    from datasets import load_dataset
+
+    try:
+        ds = load_dataset(str(source), config)
+    except (ConnectionError, OSError) as exc:  # FileNotFoundError and DatasetNotFoundError included
+        hint = " (build the local mirror with `rote-hf build oeis-mdl --root .`)" if "oeis-mdl" in str(source) else ""
+        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise FileNotFoundError(f"dataset {str(source)!r} (config {config!r}) is neither a local folder nor "
+                                f"reachable on the Hub{hint}: {first}") from None
+    if split is None:
+        if len(ds) != 1:
+            raise ValueError(f"split must be one of {sorted(ds)} for {str(source)!r}")
+        split = next(iter(ds))
+    return ds[split].to_list()
+
+
+def _ask(responder: Responder, item: SampleItem, prompt: PromptConfig, cache: ReplyCache | None) -> QueryRecord:
+    messages = build_messages(item.shown, prompt)
+    hit = cache.get(responder.model_id, messages) if cache is not None else None
+    if hit is not None:
+        return QueryRecord(item, tuple(messages), hit, parse_response(hit, prompt.k_next), cached=True)
+    try:
+        reply = responder.respond(messages)
+    except ResponderError as exc:
+        return QueryRecord(item, tuple(messages), None, api_error(str(exc)))
+    if cache is not None:
+        cache.put(responder.model_id, messages, reply)
+    return QueryRecord(item, tuple(messages), reply, parse_response(reply, prompt.k_next))
+
+
+def run_queries(items: Sequence[SampleItem], responder: Responder, *, prompt: PromptConfig = PromptConfig(),
+                cache: ReplyCache | None = None, concurrency: int = 4, progress: bool = False) -> list[QueryRecord]:
+    """Ask about every item (at most ``concurrency`` calls in flight); records in input order."""
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= 64:
+        raise ValueError(f"concurrency must be an int in 1..64, got {concurrency!r}")
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        it = pool.map(lambda x: _ask(responder, x, prompt, cache), items)
+        if progress:
+            from tqdm.auto import tqdm
+
+            it = tqdm(it, total=len(items), desc=f"llm-query {responder.model_id}", unit="seq")
+        return list(it)
+
+
+def _metric_inputs(records: Sequence[QueryRecord]) -> dict[str, list]:
+    return {
+        "predictions": [list(r.parsed.next_terms) for r in records],
+        "references": [list(r.item.answer) for r in records],
+        "confidence": [r.parsed.confidence for r in records],
+        "abstained": [r.parsed.abstained for r in records],
+        "recognized": [r.parsed.recognized for r in records],
+        "status": [r.parsed.status for r in records],
+    }
+
+
+def strata(records: Sequence[QueryRecord]) -> list[str]:
+    """Strata present, paper order first, then the others sorted."""
+    present = {r.item.stratum for r in records}
+    return [s for s in STRATA_ORDER if s in present] + sorted(present - set(STRATA_ORDER))
+
+
+def summarize(records: Sequence[QueryRecord], *, include_all: bool = True) -> dict[str, dict[str, float]]:
+    """Metrics of :func:`rote_hf.metrics.confabulation` per stratum (and over ``all`` rows)."""
+    from rote_hf.metrics import confabulation
+
+    out: dict[str, dict[str, float]] = {}
+    groups = {s: [r for r in records if r.item.stratum == s] for s in strata(records)}
+    if include_all and len(groups) > 1:
+        groups[ALL] = list(records)
+    for name, rows in groups.items():
+        out[name] = {k: float(v) for k, v in confabulation(**_metric_inputs(rows)).items()}
+    return out
+
+
+def per_row_flags(records: Sequence[QueryRecord]) -> list[dict[str, bool] | None]:
+    """exact / partial / confabulated per record (None for failed replies), from the metric."""
+    from rote_hf.metrics import confabulation
+
+    if not records:
+        return []
+    res = confabulation(**_metric_inputs(records), return_per_row=True)
+    return [None if e is None else {"exact": e, "partial": p, "confabulated": c}
+            for e, p, c in zip(res["exact"], res["partial"], res["confabulated"])]
+
+
+def write_log(path: str | os.PathLike, records: Sequence[QueryRecord]) -> Path:
+    """Per-sample JSON lines: A-number, stratum, prompt, raw reply, parsed fields, score flags."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    flags = per_row_flags(records)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for rec, flag in zip(records, flags):
+            fh.write(json.dumps({
+                "anum": rec.item.anum, "stratum": rec.item.stratum,
+                "shown": [str(t) for t in rec.item.shown], "answer": [str(t) for t in rec.item.answer],
+                "messages": [dict(m) for m in rec.messages], "reply": rec.reply, "cached": rec.cached,
+                **{f"parsed_{k}": v for k, v in rec.parsed.to_dict().items()}, "score": flag,
+            }, ensure_ascii=True) + "\n")
+    os.replace(tmp, path)
+    return path
+
+
+def sample_fingerprint(items: Sequence[SampleItem]) -> str:
+    """SHA-256 (16 hex) of the A-numbers, strata and terms, in order."""
+    h = hashlib.sha256()
+    for it in items:
+        h.update(json.dumps([it.anum, it.stratum, [str(t) for t in it.shown], [str(t) for t in it.answer]]).encode())
+    return h.hexdigest()[:16]
+
+
+# Settings that define a run (the rest -- URL, timeouts, retries -- only say how it was reached).
+_DEFINING = ("responder", "model", "temperature", "max_tokens", "max_new_tokens", "seed", "json_mode", "do_sample")
+
+
+def result_rows(summary: Mapping[str, Mapping[str, float]], records: Sequence[QueryRecord], model_id: str,
+                settings: Mapping[str, Any], prompt: PromptConfig, *, log_file: str = "",
+                data_seed: int | None = None, sample_name: str = CONFIG) -> list:
+    """One :class:`~rote_hf.results.ResultRow` per stratum of ``summary`` (``source="ours"``);
+    ``sample_name`` (the dataset config or file) becomes the row's ``config``. A stratum with
+    calls that failed (``api_error``) is stored with ``status="failed"`` (metrics included): a
+    re-run asks those calls again and replaces the row."""
+    from rote_hf.results import ResultRow, config_hash, make_run_id
+    from rote_hf.results.provenance import git_commit, package_version, utc_timestamp
+
+    rows = []
+    for stratum, metrics in summary.items():
+        items = [r.item for r in records if stratum == ALL or r.item.stratum == stratum]
+        spec = {
+            "suite": SUITE, "protocol": PROTOCOL, "model": model_id, "stratum": stratum,
+            "prompt": {"n_shown": prompt.n_shown, "k_next": prompt.k_next,
+                       "system": hashlib.sha256(SYSTEM_PROMPT.encode()).hexdigest()[:16]},
+            "settings": {k: settings[k] for k in _DEFINING if k in settings},
+            "sample": sample_fingerprint(items), "sample_name": sample_name,
+        }
+        failures = [f"{r.item.anum}:{r.parsed.status}" for r in records
+                    if (stratum == ALL or r.item.stratum == stratum) and not r.parsed.ok]
+        n_api = int(metrics.get("n_failed_api_error", 0))
+        # Calls that never came back are transient: the row is stored as failed, so the same command
+        # run again (which re-asks only them) replaces it. Unparseable replies are the model's own.
+        incomplete = {"status": "failed", "error": f"{n_api} of {len(items)} calls failed (api_error); "
+                      "run the same command again to retry them"} if n_api else {}
+        rows.append(ResultRow(
+            run_id=make_run_id(SUITE, model_id, stratum, spec), suite=SUITE, task=stratum, model=model_id,
+            config=sample_name, protocol=PROTOCOL, data_seed=data_seed,
+            task_params={"stratum": stratum, "n_items": len(items), "anums": [it.anum for it in items],
+                         "n_shown": prompt.n_shown, "k_next": prompt.k_next},
+            model_config={k: v for k, v in settings.items() if k in ("responder", "model")},
+            settings=dict(settings), metrics=dict(metrics),
+            outputs={"failures": ",".join(failures), "log_file": log_file},
+            score_name="accuracy", score=metrics.get("accuracy"), lower_is_better=False,
+            source="ours", package_version=package_version(), git_commit=git_commit(),
+            dataset_fingerprint=sample_fingerprint(items), config_name=sample_name, config_hash=config_hash(spec),
+            timestamp=utc_timestamp(), verified=False, **incomplete,
+        ))
+    return rows
+
+
+@dataclass
+class EvalReport:
+    """What :func:`evaluate_llm` did."""
+
+    records: list[QueryRecord]
+    summary: dict[str, dict[str, float]]
+    rows: list = field(default_factory=list)
+    appended: list[str] = field(default_factory=list)
+    already_stored: list[str] = field(default_factory=list)
+    log_path: Path | None = None
+
+    @property
+    def n_cached(self) -> int:
+        return sum(r.cached for r in self.records)
+
+    @property
+    def n_asked(self) -> int:
+        return sum(not r.cached for r in self.records)
+
+
+def evaluate_llm(items: Sequence[SampleItem], responder: Responder, *, results: str | os.PathLike | None = None,
+                 cache_dir: str | os.PathLike | None = None, log_dir: str | os.PathLike | None = None,
+                 prompt: PromptConfig = PromptConfig(), concurrency: int = 4, progress: bool = False,
+                 data_seed: int | None = None, sample_name: str = CONFIG) -> EvalReport:
+    """Run the whole evaluation. Defaults: cache in ``<results>/llm_cache``, logs in
+    ``<results>/llm_logs``; no results folder means no cache, log or rows unless given."""
+    if not items:
+        raise ValueError("items must hold at least one sequence")
+    root = Path(results) if results is not None else None
+    cache_dir = cache_dir if cache_dir is not None else (root / "llm_cache" if root else None)
+    log_dir = log_dir if log_dir is not None else (root / "llm_logs" if root else None)
+    cache = ReplyCache(cache_dir) if cache_dir is not None else None
+    records = run_queries(items, responder, prompt=prompt, cache=cache, concurrency=concurrency, progress=progress)
+    summary = summarize(records)
+    settings = dict(getattr(responder, "settings", lambda: {"model": responder.model_id})())
+    report = EvalReport(records=records, summary=summary)
+    if log_dir is not None:
+        stem = hashlib.sha256(json.dumps([responder.model_id, sample_fingerprint(items), prompt.n_shown,
+                                          prompt.k_next]).encode()).hexdigest()[:16]
+        safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in responder.model_id)
+        report.log_path = write_log(Path(log_dir) / f"{safe}-{stem}.samples.jsonl", records)
+    rows = result_rows(summary, records, responder.model_id, settings, prompt,
+                       log_file=str(report.log_path) if report.log_path else "", data_seed=data_seed,
+                       sample_name=sample_name)
+    report.rows = rows
+    if root is not None:
+        from rote_hf.results import ResultStore
+
+        store = ResultStore(root)
+        done = store.finished_ids(include_failed=False)
+        for row in rows:
+            if row.run_id in done:
+                report.already_stored.append(row.run_id)
+            else:
+                store.append(row)
+                report.appended.append(row.run_id)
+    return report
+
+
+TABLE_COLUMNS = (
+    ("n", "n_rows", "{:.0f}"), ("failed", "n_failed", "{:.0f}"), ("acc", "accuracy", "{:.3f}"),
+    ("partial", "partial_accuracy", "{:.3f}"), ("abstain", "abstention_rate", "{:.3f}"),
+    ("confab", "confabulation_rate", "{:.3f}"), ("mean_conf", "mean_confidence", "{:.2f}"),
+    ("recog", "recognition_rate", "{:.3f}"), ("acc|recog", "accuracy_recognized", "{:.3f}"),
+    ("acc|unrecog", "accuracy_unrecognized", "{:.3f}"),
+)
+
+
+def format_table(summary: Mapping[str, Mapping[str, float]], model_id: str = "") -> str:
+    """A plain-text per-stratum table (NaN shown as ``-``)."""
+    header = ["stratum", *(c for c, _, _ in TABLE_COLUMNS)]
+    body = []
+    for stratum, m in summary.items():
+        cells = [stratum]
+        for _, key, fmt in TABLE_COLUMNS:
+            v = m.get(key, float("nan"))
+            cells.append("-" if v != v else fmt.format(v))
+        body.append(cells)
+    widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
+    lines = [f"model: {model_id}"] if model_id else []
+    lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in body]
+    return "\n".join(lines)
+
+
+def agreement(answers: Mapping[str, Mapping[Any, Sequence[int] | None]]) -> dict[str, float]:
+    """Cross-model agreement on the predicted terms (paper §9: "unanimous" and "majority").
+
+    ``answers`` maps model -> item key -> predicted terms (``None`` when that reply failed). Only
+    items every model answered (status ok) count: ``n_items``; ``unanimous`` = all predictions
+    equal; ``majority`` = one prediction shared by more than half of the models. Rates are over
+    ``n_items`` (NaN when 0). Needs at least two models.
+    """
+    if len(answers) < 2:
+        raise ValueError(f"answers must hold at least 2 models, got {len(answers)}")
+    models = list(answers)
+    keys = [k for k in answers[models[0]] if all(k in answers[m] for m in models)]
+    n = unanimous = majority = 0
+    for key in keys:
+        preds = [answers[m][key] for m in models]
+        if any(p is None for p in preds):
+            continue
+        n += 1
+        counts: dict[tuple, int] = {}
+        for p in preds:
+            counts[tuple(p)] = counts.get(tuple(p), 0) + 1
+        top = max(counts.values())
+        unanimous += top == len(models)
+        majority += 2 * top > len(models)
+    rate = (lambda k: k / n) if n else (lambda k: float("nan"))
+    return {"n_items": float(n), "unanimous": float(unanimous), "majority": float(majority),
+            "unanimous_rate": rate(unanimous), "majority_rate": rate(majority)}
+
+
+def agreement_by_stratum(runs: Mapping[str, Sequence[QueryRecord]]) -> dict[str, dict[str, float]]:
+    """:func:`agreement` per stratum for several models' records on the same sample."""
+    out = {}
+    all_records = [r for recs in runs.values() for r in recs]
+    for stratum in strata(all_records):
+        out[stratum] = agreement({
+            model: {r.item.anum: (r.parsed.next_terms if r.parsed.ok else None)
+                    for r in recs if r.item.stratum == stratum}
+            for model, recs in runs.items()})
+    return out

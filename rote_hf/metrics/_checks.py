@@ -1,0 +1,69 @@
+"""Input validation shared by the metric functions.
+
+Every check raises ``TypeError`` (wrong kind of value) or ``ValueError`` (right kind, bad
+content) with a message that names the argument and what is allowed, so that a user who
+passes the wrong column learns which one from the first line of the traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+Symbols = str | Sequence[Any]
+"""A symbol string: a ``str`` or a list/tuple of hashable symbols (e.g. token ids)."""
+
+
+def as_rows(values: Any, name: str) -> list:
+    """``values`` as a list of rows; rejects strings, scalars and ``None``.
+
+    Accepts lists, tuples, NumPy arrays and anything else with ``len`` and iteration
+    (``datasets.Column`` included).
+    """
+    if values is None or isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise TypeError(f"{name} must be a list of rows, got {type(values).__name__}")
+    return list(values)
+
+
+def check_same_length(columns: dict[str, list]) -> int:
+    """The common row count of ``columns``; ``ValueError`` naming both counts if they differ
+    and when there are no rows at all."""
+    names = list(columns)
+    first = names[0]
+    n = len(columns[first])
+    for other in names[1:]:
+        if len(columns[other]) != n:
+            raise ValueError(
+                f"{first} and {other} must have the same number of rows, "
+                f"got {n} and {len(columns[other])}"
+            )
+    if n == 0:
+        raise ValueError(f"{', '.join(names)} must not be empty: at least one row is needed")
+    return n
+
+
+def check_symbols(value: Any, name: str, row: int | None = None) -> Symbols:
+    """A symbol string (``str``) or a list/tuple of symbols; ``TypeError`` otherwise."""
+    if isinstance(value, (str, list, tuple)):
+        return value
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        return value.tolist()
+    where = f"{name}[{row}]" if row is not None else name
+    raise TypeError(f"{where} must be a str or a list/tuple of symbols, got {type(value).__name__}")
+
+
+def check_bool(value: Any, name: str, row: int, *, allow_none: bool = False) -> bool | None:
+    """A real ``bool`` (NumPy bools too); ``None`` only when ``allow_none``."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    allowed = "True, False or None" if allow_none else "True or False"
+    raise TypeError(f"{name}[{row}] must be {allowed}, got {value!r}")
+
+
+def is_integer(value: Any) -> bool:
+    """True for Python/NumPy integers, False for bools (``True`` is not a term or a score)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))

@@ -1,0 +1,161 @@
+"""Aggregation of result rows into the papers' tables, with intervals over seeds.
+
+Input: a DataFrame from :func:`rote_hf.results.load` (JSON columns decoded). Only rows with
+``status == "ok"`` and ``source == "ours"`` are aggregated unless said otherwise; failed runs
+are counted in a ``failed`` column so that they are never silently dropped.
+
+- :func:`rote_summary`: ROTE per-model summary (the archive's ``summary_by_model`` figures plus
+  the paper Table 2/3 exact-rollout rate), optionally per (n, c).
+- :func:`cogscale_table`: CogScale mean ± std per task × difficulty × model × budget, with the
+  learning rate chosen on **validation** (the paper's stated protocol, the default) or on
+  **test** (how the published ``mean_std.md`` was made: test scores clipped at 1, per-LR means
+  rounded to 2 dp, lowest mean test score, ties to the smaller LR). The column
+  ``lr_selection`` labels which.
+- :func:`leaderboard`: suite-agnostic: headline score mean ± std and a 95 % t-interval per
+  (suite, task, config, model, budget).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Iterable
+
+LR_SELECTIONS = ("validation", "test")
+
+
+def t_interval(values: Iterable[float], level: float = 0.95) -> tuple[float, float]:
+    """Two-sided Student-t interval of the mean (``(nan, nan)`` for fewer than two finite values)."""
+    import numpy as np
+
+    x = np.asarray([v for v in values if v is not None and math.isfinite(v)], dtype=float)
+    if len(x) < 2:
+        return (math.nan, math.nan)
+    from scipy.stats import t
+
+    half = t.ppf(0.5 + level / 2, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x))
+    return (float(x.mean() - half), float(x.mean() + half))
+
+
+def _ours(df, suite: str | None = None, source: str = "ours"):
+    if "source" in df:
+        df = df[df["source"] == source]
+    if suite is not None:
+        df = df[df["suite"] == suite]
+    return df
+
+
+def _metric(df, name: str):
+    import pandas as pd
+
+    return pd.Series([m.get(name, math.nan) if isinstance(m, dict) else math.nan for m in df["metrics"]],
+                     index=df.index, dtype=float)
+
+
+def rote_summary(df, *, suite: str = "rote", by: tuple[str, ...] = ("model",), source: str = "ours"):
+    """ROTE figures per ``by`` (``"model"``, ``"n"``, ``"c"``): fits, failed, test loss median/mean,
+    accuracy mean, DL mean/sd/95 % CI, JW mean, exact-rollout rate, train time median,
+    time/epoch median, peak CUDA/CPU MB median, parameters. Rows without a rollout metric (published
+    table cells) are left out; ``source="paper"`` aggregates the archived per-fit rows."""
+    import pandas as pd
+
+    df = _ours(df, suite, source).copy()
+    df = df[[("exact" in m) or ("DL" in m) or s == "failed" for m, s in zip(df["metrics"], df["status"])]]
+    df["n"] = [p.get("symbols") for p in df["task_params"]]
+    df["c"] = [p.get("complexity") for p in df["task_params"]]
+    keys = list(by)
+    out = []
+    for key, g in df.groupby(keys, sort=True):
+        ok = g[g["status"] == "ok"]
+        dl = _metric(ok, "DL")
+        lo, hi = t_interval(dl)
+        rec = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
+        rec.update({
+            "fits": len(ok), "failed": int((g["status"] == "failed").sum()),
+            "test_loss_median": _metric(ok, "test_loss").median(), "test_loss_mean": _metric(ok, "test_loss").mean(),
+            "test_accuracy_mean": _metric(ok, "test_accuracy").mean(),
+            "DL_mean": dl.mean(), "DL_sd": dl.std(ddof=1), "DL_ci95_low": lo, "DL_ci95_high": hi,
+            "JW_mean": _metric(ok, "JW").mean(), "exact_rate": _metric(ok, "exact").mean(),
+            "train_time_median_s": ok["train_time_s"].median(), "time_per_epoch_median_s": ok["time_per_epoch_s"].median(),
+            "epochs_median": ok["epochs"].median(), "peak_cuda_mb_median": ok["peak_cuda_mb"].median(),
+            "peak_cpu_mb_median": ok["peak_cpu_mb"].median(), "params": ok["param_count"].median(),
+        })
+        out.append(rec)
+    return pd.DataFrame(out)
+
+
+def cogscale_table(df, *, lr_selection: str = "validation", clip: bool | None = None):
+    """CogScale mean ± std over seeds at the selected learning rate (see the module docstring).
+
+    ``clip`` (default: True for ``"test"``, False for ``"validation"``) clips test scores at 1
+    before averaging, as the published table did. ESN rows (no LR) form a single configuration.
+    """
+    import numpy as np
+    import pandas as pd
+
+    if lr_selection not in LR_SELECTIONS:
+        raise ValueError(f"lr_selection must be one of {LR_SELECTIONS}, got {lr_selection!r}")
+    clip = (lr_selection == "test") if clip is None else clip
+    df = _ours(df, "cogscale").copy()
+    failed = df[df["status"] == "failed"].groupby(["task", "config", "model", "budget"]).size()
+    df = df[df["status"] == "ok"].copy()
+    df["test"] = _metric(df, "test_score")
+    if clip:
+        df["test"] = df["test"].clip(upper=1.0)
+    df["val"] = _metric(df, "best_val_score")
+    df["lr"] = df["learning_rate"].fillna(-1.0)  # ESN: one pseudo-LR
+    out = []
+    for (task, difficulty, model, budget), g in df.groupby(["task", "config", "model", "budget"], sort=True):
+        per_lr = g.groupby("lr").agg(val=("val", "mean"), test=("test", "mean"))
+        if lr_selection == "test":
+            crit = per_lr["test"].round(2)
+        else:
+            crit = per_lr["val"] if per_lr["val"].notna().any() else per_lr["test"]
+        # lowest criterion; ties -> smaller LR (index is sorted ascending)
+        lr = float(crit.index[int(np.nanargmin(crit.to_numpy()))]) if crit.notna().any() else float(per_lr.index[0])
+        scores = g.loc[g["lr"] == lr, "test"].dropna()
+        lo, hi = t_interval(scores)
+        out.append({
+            "task": task, "difficulty": difficulty, "model": model, "budget": budget,
+            "learning_rate": None if lr < 0 else lr, "lr_selection": lr_selection, "seeds": len(scores),
+            "failed": int(failed.get((task, difficulty, model, budget), 0)),
+            "mean": scores.mean(), "std": scores.std(ddof=1), "ci95_low": lo, "ci95_high": hi,
+        })
+    return pd.DataFrame(out)
+
+
+def leaderboard(df, *, include_paper: bool = False):
+    """Headline score per (suite, task, config, model, budget): mean, std, 95 % CI, runs, failed."""
+    import pandas as pd
+
+    if not include_paper and "source" in df:
+        df = df[df["source"] == "ours"]
+    out = []
+    keys = ["suite", "task", "config", "model", "budget", "source", "score_name"]
+    for key, g in df.groupby(keys, sort=True, dropna=False):
+        ok = g[g["status"] == "ok"]
+        scores = ok["score"].astype(float)
+        lo, hi = t_interval(scores)
+        rec: dict[str, Any] = dict(zip(keys, key))
+        rec.update({"runs": len(ok), "failed": int((g["status"] == "failed").sum()), "score_mean": scores.mean(),
+                    "score_std": scores.std(ddof=1), "ci95_low": lo, "ci95_high": hi,
+                    "lower_is_better": bool(g["lower_is_better"].iloc[0]),
+                    "params": ok["param_count"].median(), "train_time_median_s": ok["train_time_s"].median()})
+        out.append(rec)
+    return pd.DataFrame(out)
+
+
+def format_table(frame, columns: list[str] | None = None, digits: int = 4) -> str:
+    """A plain-text table (no extra dependency) for consoles and logs."""
+    if frame is None or len(frame) == 0:
+        return "(no rows)"
+    cols = columns or list(frame.columns)
+
+    def cell(v: Any) -> str:
+        if isinstance(v, float):
+            return "nan" if math.isnan(v) else f"{v:.{digits}g}"
+        return str(v)
+
+    rows = [[cell(v) for v in rec] for rec in frame[cols].itertuples(index=False)]
+    widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
+    line = "  ".join(c.ljust(w) for c, w in zip(cols, widths))
+    return "\n".join([line, "  ".join("-" * w for w in widths)] + ["  ".join(v.ljust(w) for v, w in zip(r, widths)) for r in rows])

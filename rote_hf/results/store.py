@@ -1,0 +1,160 @@
+"""The results store: a local folder of Parquet part files, one per run id.
+
+Layout::
+
+    <root>/runs/<run_id>.parquet     one row (schema: rote_hf.results.schema.arrow_schema())
+
+Why one file per run: writes from several processes never touch the same file (no locks), every
+write is atomic (temporary file + ``os.replace``), a killed process leaves at most a stray
+``.tmp-*`` file that readers ignore, and a run id can never appear twice. Resume is reading the
+file names. A failed run is stored as a row with ``status="failed"`` and its error; it counts as
+finished unless the caller asks to retry failures, in which case the retry replaces that file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Iterable
+
+from rote_hf.results.schema import COLUMNS, JSON_COLUMNS, ResultRow, arrow_schema
+
+RUNS_DIR = "runs"
+_SUFFIX = ".parquet"
+
+
+class ResultStore:
+    """A results folder. Cheap to construct; creates ``<root>/runs`` on first write."""
+
+    def __init__(self, root: str | os.PathLike) -> None:
+        if not isinstance(root, (str, os.PathLike)):
+            raise TypeError(f"root must be a path, got {type(root).__name__}")
+        self.root = Path(root)
+
+    @property
+    def runs_dir(self) -> Path:
+        return self.root / RUNS_DIR
+
+    def path_of(self, run_id: str) -> Path:
+        if not run_id or "/" in run_id or run_id.startswith("."):
+            raise ValueError(f"run_id must be a non-empty file-name-safe string, got {run_id!r}")
+        return self.runs_dir / f"{run_id}{_SUFFIX}"
+
+    # -- writing ---------------------------------------------------------------------------
+    def append(self, row: ResultRow, *, replace_failed: bool = True) -> Path:
+        """Write ``row`` atomically; returns its file.
+
+        An existing *finished* (``ok``) row with the same id is never overwritten
+        (``FileExistsError``): that would be a duplicate. A ``failed`` row is replaced when
+        ``replace_failed`` (a retry).
+        """
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        if not isinstance(row, ResultRow):
+            raise TypeError(f"row must be a ResultRow, got {type(row).__name__}")
+        target = self.path_of(row.run_id)
+        if target.exists():
+            previous = self.status_of(row.run_id)
+            if previous == "ok" or not replace_failed:
+                raise FileExistsError(f"run {row.run_id!r} is already stored with status {previous!r} in {self.root}")
+        self.runs_dir.mkdir(parents=True, exist_ok=True)
+        table = pa.Table.from_pylist([row.to_record()], schema=arrow_schema())
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=_SUFFIX, dir=self.runs_dir)
+        os.close(fd)
+        try:
+            pq.write_table(table, tmp)
+            os.replace(tmp, target)  # atomic on POSIX: readers see the old file or the new one
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        return target
+
+    # -- reading ---------------------------------------------------------------------------
+    def _files(self) -> list[Path]:
+        if not self.runs_dir.is_dir():
+            return []
+        return sorted(p for p in self.runs_dir.iterdir() if p.suffix == _SUFFIX and not p.name.startswith("."))
+
+    def run_ids(self) -> set[str]:
+        """Ids of every stored run (ok or failed)."""
+        return {p.name[: -len(_SUFFIX)] for p in self._files()}
+
+    def status_of(self, run_id: str) -> str | None:
+        """``"ok"``, ``"failed"`` or ``None`` (not stored)."""
+        import pyarrow.parquet as pq
+
+        path = self.path_of(run_id)
+        if not path.exists():
+            return None
+        return str(pq.read_table(path, columns=["status"]).column("status")[0].as_py())
+
+    def finished_ids(self, *, include_failed: bool = True) -> set[str]:
+        """Run ids to skip on resume: all stored runs, or only the ``ok`` ones."""
+        if include_failed:
+            return self.run_ids()
+        return {rid for rid in self.run_ids() if self.status_of(rid) == "ok"}
+
+    def rows(self) -> list[ResultRow]:
+        """Every stored row, sorted by run id."""
+        return [ResultRow.from_record(r) for r in self.table().to_pylist()]
+
+    def table(self):
+        """All rows as one ``pyarrow.Table`` (empty table with the schema when nothing is stored)."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        schema = arrow_schema()
+        tables = [pq.read_table(p, schema=schema) for p in self._files()]
+        return pa.concat_tables(tables) if tables else schema.empty_table()
+
+    def __len__(self) -> int:
+        return len(self._files())
+
+
+def rows_to_frame(rows: Iterable[ResultRow], *, decode_json: bool = True):
+    """Rows -> pandas DataFrame with :data:`COLUMNS`; JSON columns decoded to dicts when asked."""
+    import pandas as pd
+
+    frame = pd.DataFrame([r.to_record() for r in rows], columns=list(COLUMNS))
+    return _decode(frame) if decode_json else frame
+
+
+def _decode(frame):
+    import json
+
+    for name in JSON_COLUMNS:
+        frame[name] = [json.loads(v) if isinstance(v, str) and v else {} for v in frame[name]]
+    return frame
+
+
+def load(root: str | os.PathLike | None = None, *, include_paper: bool = False, suite: str | None = None,
+         decode_json: bool = True, as_dataset: bool = False):
+    """The results in ``root`` as a pandas DataFrame (or a ``datasets.Dataset`` when ``as_dataset``).
+
+    ``include_paper`` adds the published numbers of the papers (``source="paper"``) shipped with
+    the package; ``root=None`` with ``include_paper`` gives the published rows alone. ``suite``
+    keeps one suite. JSON columns are decoded to dicts unless ``decode_json=False`` (always
+    kept as JSON text in a Dataset, whose columns must have one Arrow type).
+    """
+    import pandas as pd
+
+    frames = []
+    if root is not None:
+        frames.append(ResultStore(root).table().to_pandas())
+    if include_paper:
+        from rote_hf.results.published import paper_rows
+
+        frames.append(rows_to_frame(paper_rows(), decode_json=False))
+    if not frames:
+        raise ValueError("root must be a results folder, or include_paper must be True")
+    frames = [f for f in frames if len(f)] or frames[:1]
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    if suite is not None:
+        frame = frame[frame["suite"] == suite].reset_index(drop=True)
+    if as_dataset:
+        import datasets
+
+        return datasets.Dataset.from_pandas(frame, preserve_index=False)
+    return _decode(frame) if decode_json else frame

@@ -1,0 +1,83 @@
+"""xLSTM (NX-AI ``xlstm`` 2.0.6), CogScale's baseline layout:
+``Linear(in -> d)`` -> ``xLSTMBlockStack`` (mLSTM block, then sLSTM block at index 1, post-blocks
+norm) -> ``LayerNorm`` -> ``Linear`` per step.
+
+Library defaults: mLSTM 4 heads, projection factor 2, conv 4, qkv block 4; sLSTM 4 heads with a gated
+FFN of factor 1.3 whose up-dimension is rounded UP to a multiple of 64 (which is why CogScale's
+"1k" xLSTM has about 4.4k parameters). The sLSTM uses the pure-torch ``vanilla`` backend (the library
+default "cuda" needs a compiler and a GPU). The mLSTM causal mask is a (context, context) buffer;
+it is grown on demand, so any length works.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from ..layers import optional_import
+from ..registry import register
+
+
+def _stack(d_model: int, num_blocks: int, slstm_at: tuple[int, ...], context_length: int, backend: str):
+    stack_cls = optional_import("xlstm", "xLSTMBlockStack", family="xlstm")
+    import xlstm
+
+    cfg = xlstm.xLSTMBlockStackConfig(
+        mlstm_block=xlstm.mLSTMBlockConfig(),
+        slstm_block=xlstm.sLSTMBlockConfig(slstm=xlstm.sLSTMLayerConfig(backend=backend)),
+        context_length=context_length,
+        num_blocks=num_blocks,
+        embedding_dim=d_model,
+        slstm_at=list(slstm_at),
+    )
+    return stack_cls(cfg)
+
+
+class XLSTMModel(nn.Module):
+    """x: (batch, time, in) -> (batch, time, out); causal."""
+
+    def __init__(self, input_size: int, output_size: int, *, d_model: int, num_blocks: int,
+                 slstm_at: tuple[int, ...], context_length: int, slstm_backend: str):
+        super().__init__()
+        self.encoder = nn.Linear(input_size, d_model)
+        self.stack = _stack(d_model, num_blocks, tuple(slstm_at), context_length, slstm_backend)
+        self.norm = nn.LayerNorm(d_model)
+        self.decoder = nn.Linear(d_model, output_size)
+
+    def _ensure_context(self, length: int) -> None:
+        for module in self.stack.modules():
+            mask = getattr(module, "causal_mask", None)
+            if isinstance(mask, torch.Tensor) and mask.size(0) < length:
+                module.causal_mask = torch.ones(length, length, dtype=torch.bool, device=mask.device).tril()
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self._ensure_context(x.size(1))
+        return self.decoder(self.norm(self.stack(self.encoder(x))))
+
+    @torch.no_grad()
+    def step_by_step(self, x: torch.Tensor) -> torch.Tensor:
+        """The library's recurrent ``step`` form, one time step at a time."""
+        h, state, outs = self.encoder(x), None, []
+        for t in range(x.size(1)):
+            out, state = self.stack.step(h[:, t : t + 1], state=state)
+            outs.append(out)
+        return self.decoder(self.norm(torch.cat(outs, dim=1)))
+
+
+_XLSTM_ARCH = {"num_blocks": 2, "slstm_at": (1,), "context_length": 256, "slstm_backend": "vanilla"}
+
+
+@register(
+    "xlstm",
+    family="xLSTM",
+    source="xlstm 2.0.6 (NX-AI xLSTMBlockStack)",
+    width_key="d_model",
+    defaults={"d_model": 64, **_XLSTM_ARCH},
+    presets={"cogscale": {**_XLSTM_ARCH, "_width_step": 4}, "cogscale-paper": dict(_XLSTM_ARCH)},
+    width_min=4,
+    width_step=4,
+    width_max=2048,
+)
+def build_xlstm(input_size: int, output_size: int, **arch) -> nn.Module:
+    """xLSTM stack (mLSTM + sLSTM) with CogScale's input/output maps."""
+    return XLSTMModel(input_size, output_size, **arch)

@@ -1,0 +1,71 @@
+"""One leaderboard app per test module (modules stay independent): a subprocess serving a temporary
+results store on a free 127.0.0.1 port, polled until it answers (the first 200 can take ~15 s)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import REPO_ROOT
+from tests.space.rows import make_store
+
+STARTUP_TIMEOUT_S = 180
+
+
+@dataclass(frozen=True)
+class App:
+    url: str
+    results: Path
+    log: Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory) -> App:
+    base = tmp_path_factory.mktemp("leaderboard")
+    results = base / "results"
+    make_store(results)
+    port = free_port()
+    log = base / "app.log"
+    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONPATH": str(REPO_ROOT)}
+    env.pop("ROTE_RESULTS_REPO", None)
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "space" / "app.py"), "--results", str(results),
+                                 "--host", "127.0.0.1", "--port", str(port)], stdout=out, stderr=subprocess.STDOUT,
+                                env=env, cwd=base)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + STARTUP_TIMEOUT_S
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"the app exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(url, timeout=5) as resp:
+                    if resp.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the app did not answer within {STARTUP_TIMEOUT_S} s:\n{log.read_text()[-3000:]}")
+            time.sleep(0.5)
+        yield App(url=url, results=results, log=log)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -1,0 +1,155 @@
+"""The leaderboard app over HTTP with gradio_client: tables, filters, submissions, LLM-query form."""
+
+from __future__ import annotations
+
+import json
+import pickle
+
+import pytest
+
+import gradio_client
+
+ALL = "all"
+
+
+@pytest.fixture(scope="module")
+def client(app):
+    return gradio_client.Client(app.url, verbose=False)
+
+
+def table(result) -> list[dict]:
+    """A Dataframe output (dict with headers/data) as a list of row dicts."""
+    frame = result[0] if isinstance(result, tuple) else result
+    return [dict(zip(frame["headers"], row)) for row in frame["data"]]
+
+
+def rote(client, n=ALL, c=ALL, track=ALL, source=ALL, device=ALL):
+    return client.predict(n, c, track, source, device, api_name="/rote_board")
+
+
+def test_api_lists_every_endpoint(client):
+    api = client.view_api(print_info=False, return_format="dict")
+    names = set(api["named_endpoints"])
+    assert {"/rote_board", "/cogscale_board", "/llm_board", "/submit", "/llm_query"} <= names
+
+
+def test_rote_board_has_paper_and_our_rows(client):
+    rows = table(rote(client, track="rote"))
+    ours = [r for r in rows if r["source"] == "ours"]
+    paper = [r for r in rows if r["source"] == "paper"]
+    assert sorted(r["model"] for r in ours) == ["GRU", "LSTM"]
+    assert len(paper) == 16  # summary_by_model (8) + Table 2 (8)
+    gru = next(r for r in ours if r["model"] == "GRU")
+    assert (gru["runs"], gru["DL_mean"], gru["exact_rate"], gru["params"]) == (8, 0.0, 1.0, 151560)
+    assert gru["commit"] == "a" * 12 and gru["version"] == "0.1.0" and gru["verified"] == "unverified"
+    table2_gru = next(r for r in paper if r["model"] == "GRU" and r["table"] == "table2_main_c90")
+    assert (table2_gru["exact_rate"], table2_gru["DL@c90"], table2_gru["verified"]) == (0.925, 0.015, "verified")
+    # every row shows its provenance columns
+    assert {"source", "version", "commit", "fingerprint", "verified"} <= set(rows[0])
+
+
+def test_rote_filters_change_rows(client):
+    everything = table(rote(client, track="rote"))
+    ours_n2 = table(rote(client, n="2", track="rote", source="ours"))
+    assert [r["model"] for r in ours_n2] == ["GRU", "LSTM"] and {r["n"] for r in ours_n2} == {"2"}
+    lstm = next(r for r in ours_n2 if r["model"] == "LSTM")
+    assert lstm["runs"] == 4 and lstm["DL_mean"] != next(r for r in everything if r["model"] == "LSTM"
+                                                         and r["source"] == "ours")["DL_mean"]
+    only_paper = table(rote(client, track="rote", source="paper"))
+    assert {r["source"] for r in only_paper} == {"paper"} and len(only_paper) == 16
+    c10 = table(rote(client, c="10", track="rote"))
+    # at c=10: our runs and the published aggregates over all c (Table 2 is c = 90 only)
+    assert len(c10) == 2 + 8 and all(r["c"] in ("10", "all") for r in c10 if r["source"] == "paper")
+    with pytest.raises(Exception, match="not in the list of choices"):
+        rote(client, n="99")
+
+
+def test_rote_plots_have_data(client):
+    _, dl_c, acc_c, roll, pareto, params = rote(client, track="rote", source="ours")
+    assert dl_c["columns"] == ["model", "c", "DL", "accuracy"]
+    assert ["GRU", 10, 0.0, 1.0] in dl_c["data"]
+    assert len(roll["data"]) == 2 * 20  # two models, horizon 1..20
+    assert {row[0] for row in roll["data"]} == {"GRU", "LSTM"}
+    front = {row[0]: row[-1] for row in pareto["data"]}
+    assert front == {"GRU": "front", "LSTM": "dominated"}
+    assert len(params["data"]) == 2
+
+
+def test_cogscale_board_and_toggle(client):
+    val = client.predict("validation", "simple_copy", "small", ALL, ALL, "ours", api_name="/cogscale_board")
+    test = client.predict("test", "simple_copy", "small", ALL, ALL, "ours", api_name="/cogscale_board")
+    rows_val, rows_test = table(val), table(test)
+    ours_val = [r for r in rows_val if r["source"] == "ours"]
+    assert len(ours_val) == 2 * 2  # 2 models x 2 budgets
+    assert {r["lr_selection"] for r in ours_val} == {"validation (the paper's stated protocol)"}
+    assert {r["lr_selection"] for r in rows_test if r["source"] == "ours"} == {"test (as the published table was made)"}
+    paper = [r for r in rows_val if r["source"] == "paper"]
+    assert len(paper) == 7 * 2 + 6  # 7 models at 1k and 10k, 6 at 100k (no ESN)
+    gru = next(r for r in paper if r["model"] == "GRU" and r["budget"] == "1k")
+    assert (gru["mean ± std"], gru["lr_selection"]) == ("0.64 ± 0.06", "test (published table)")
+    for r in ours_val:
+        assert r["best_overall"] <= r["mean"] + 1e-12 and r["seeds"] == 3
+    radar_small = val[1]
+    assert radar_small.count('class="radar-model"') == 2 and "simple_copy" in radar_small
+
+
+def test_llm_board_paper_rows_beside_ours(client):
+    rows = table(client.predict(ALL, ALL, ALL, "abstention", api_name="/llm_board"))
+    assert len(rows) == 12
+    gpt = next(r for r in rows if r["model"] == "openai/gpt-4o" and r["stratum"] == "wilderness")
+    assert gpt["abstention"] == 0.95 and gpt["mean confidence"] == 2.45 and gpt["source"] == "paper"
+    ours = table(client.predict("clean", ALL, "ours", "accuracy", api_name="/llm_board"))
+    assert len(ours) == 1 and ours[0]["model"] == "tiny-llm" and ours[0]["accuracy"] == 0.5
+    assert ours[0]["accuracy 95% CI"] == "[0.150, 0.850]"
+
+
+def _upload(client, path):
+    return client.predict(gradio_client.handle_file(str(path)), api_name="/submit")
+
+
+def test_bad_uploads_are_rejected_with_a_message(client, app, tmp_path):
+    before = sorted(p.name for p in (app.results / "runs").iterdir())
+    missing = tmp_path / "missing.json"
+    missing.write_text(json.dumps([{"run_id": "x", "suite": "rote"}]))
+    assert _upload(client, missing) == "Rejected: row 0: missing required fields ['task', 'model']"
+    pickled = tmp_path / "rows.json"
+    pickled.write_bytes(pickle.dumps([{"run_id": "x"}]))
+    assert _upload(client, pickled).startswith("Rejected: file type must be one of ['.json', '.jsonl', '.parquet'] (no pickle")
+    paper = tmp_path / "paper.json"
+    paper.write_text(json.dumps([{"run_id": "p", "suite": "rote", "task": "c90", "model": "X", "source": "paper"}]))
+    assert _upload(client, paper) == "Rejected: row 0: source must be 'ours' in a submission, got 'paper'"
+    badmetric = tmp_path / "bad.jsonl"
+    badmetric.write_text(json.dumps({"run_id": "b", "suite": "rote", "task": "t", "model": "X", "metrics": {"DL": "low"}}))
+    assert "metrics['DL'] must be a number" in _upload(client, badmetric)
+    assert sorted(p.name for p in (app.results / "runs").iterdir()) == before  # nothing stored
+
+
+def test_good_upload_appears_unverified(client, app, tmp_path):
+    good = tmp_path / "mine.json"
+    good.write_text(json.dumps({"rows": [{
+        "run_id": "mynet-n2-c10", "suite": "rote_matched", "task": "n2-c10", "model": "MyNet",
+        "task_params": {"symbols": 2, "complexity": 10}, "metrics": {"DL": 0.125, "exact": 0.0},
+        "param_count": 1000, "device": "cpu", "verified": True}]}))
+    assert _upload(client, good) == "Stored 1 row(s) as unverified (submitted): submitted-mynet-n2-c10"
+    assert (app.results / "runs" / "submitted-mynet-n2-c10.parquet").is_file()
+    rows = table(rote(client, track="rote_matched", source="ours"))
+    assert len(rows) == 1
+    mine = rows[0]
+    assert (mine["model"], mine["DL_mean"], mine["verified"]) == ("MyNet", 0.125, "unverified (submitted)")
+    assert _upload(client, good).startswith("Rejected: run ids already stored")
+
+
+def test_llm_query_form_is_validated_and_token_never_logged(client, app):
+    token = "hf_s3cr3t-token-value"
+    msg, records, metrics = client.predict("ftp://example", "m", token, 5, api_name="/llm_query")
+    assert msg == "Not run: base URL must be an http(s) URL such as http://127.0.0.1:8000/v1, got 'ftp://example'"
+    assert records["headers"][:3] == ["stratum", "a_number", "prompt"] and metrics["headers"] == ["stratum"]
+    msg, _, _ = client.predict("http://127.0.0.1:9/v1", "", token, 5, api_name="/llm_query")
+    assert msg == "Not run: model name must be a non-empty string"
+    msg, _, _ = client.predict("http://127.0.0.1:9/v1", "tiny", token, 20, api_name="/llm_query")
+    assert msg.startswith(("Not run: the LLM-query evaluation", "Failed:", "Queried"))
+    assert token not in msg
+    assert token not in app.log.read_text(errors="replace")
+    for f in app.results.rglob("*"):
+        if f.is_file():
+            assert token.encode() not in f.read_bytes()

@@ -1,0 +1,81 @@
+"""Parallel / chunked forms against step-by-step forms, and the ESN against reservoirpy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from rote_hf.zoo import build_model
+from rote_hf.zoo.scan import chunked_scan, sequential_scan
+
+from .tiny import TINY
+
+RECURRENT = ["lstm", "gru", "mingru", "minlstm", "minlstm-rote", "rwkv", "rwkv-rote", "xlstm", "mamba"]
+
+
+@pytest.mark.parametrize("chunk", [1, 4, 7, 64])
+def test_chunked_scan_equals_sequential(chunk):
+    gen = torch.Generator().manual_seed(0)
+    log_a = -torch.rand(3, 23, 5, 2, generator=gen, dtype=torch.float64) * 12  # up to e^-12 per step
+    b = torch.randn(3, 23, 5, 2, generator=gen, dtype=torch.float64)
+    h0 = torch.randn(3, 5, 2, generator=gen, dtype=torch.float64)
+    ref = sequential_scan(log_a.exp(), b, h0)
+    torch.testing.assert_close(chunked_scan(log_a, b, h0, chunk=chunk), ref, rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="chunk"):
+        chunked_scan(log_a, b, chunk=0)
+
+
+@pytest.mark.parametrize("name", RECURRENT)
+def test_parallel_form_equals_step_by_step(name):
+    force = {"scan": "chunked"} if name in ("minlstm-rote", "rwkv-rote", "mamba") else {}
+    model = build_model(name, input_size=3, output_size=4, seed=0, **TINY[name], **force).double().eval()
+    x = torch.randn(2, 37, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(5))
+    with torch.no_grad():
+        parallel = model(x)
+        step = model.step_by_step(x)
+    # transformers' RWKV keeps its WKV state in float32; xLSTM's step kernels accumulate differently
+    tol = 1e-5 if name in ("rwkv", "xlstm") else 1e-10
+    torch.testing.assert_close(parallel, step, rtol=tol, atol=tol)
+
+
+def test_mamba_chunk_size_does_not_change_outputs():
+    x = torch.randn(2, 29, 3, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    outs = [build_model("mamba", input_size=3, output_size=2, seed=4, d_model=8, scan_chunk=c,
+                        scan="chunked").double()(x) for c in (1, 5, 32)]
+    outs.append(build_model("mamba", input_size=3, output_size=2, seed=4, d_model=8).double()(x))  # auto: CPU
+    torch.testing.assert_close(outs[0], outs[1], rtol=1e-10, atol=1e-10)
+    torch.testing.assert_close(outs[0], outs[2], rtol=1e-10, atol=1e-10)
+    torch.testing.assert_close(outs[0], outs[3], rtol=1e-10, atol=1e-10)
+    with pytest.raises(ValueError, match="scan must be one of"):
+        build_model("mamba", input_size=3, output_size=2, d_model=8, scan="parallel")
+
+
+def test_esn_states_and_ridge_match_reservoirpy():
+    from reservoirpy import mat_gen
+    from reservoirpy.nodes import Reservoir, Ridge
+
+    arch = dict(units=30, leak_rate=0.4, spectral_radius=0.8, input_scaling=0.7, bias_scaling=1.0,
+                reservoir_seed=11)
+    model = build_model("esn", input_size=2, output_size=3, **arch).double()
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2, 40, 2))
+    ours = model.states(torch.as_tensor(x)).numpy()
+    first = Reservoir(30, lr=0.4, sr=0.8, input_scaling=0.7, bias=mat_gen.bernoulli, seed=11).run(x[0])
+    np.testing.assert_allclose(ours[0], first, rtol=1e-10, atol=1e-12)
+    second = Reservoir(30, lr=0.4, sr=0.8, input_scaling=0.7, bias=mat_gen.bernoulli, seed=11).run(x[1])
+    np.testing.assert_allclose(ours[1], second, rtol=1e-10, atol=1e-12)
+    assert ours.shape == (2, 40, 30)
+
+    y = rng.normal(size=(2, 40, 3))
+    mask = torch.zeros(2, 40, dtype=torch.bool)
+    mask[:, 10:] = True
+    model.fit_readout(torch.as_tensor(x), torch.as_tensor(y), mask=mask, ridge=1e-3)
+    ridge = Ridge(ridge=1e-3).fit(ours[:, 10:].reshape(-1, 30), y[:, 10:].reshape(-1, 3))
+    np.testing.assert_allclose(model.readout.weight.detach().numpy(), np.asarray(ridge.Wout).T, rtol=1e-7,
+                               atol=1e-9)
+    np.testing.assert_allclose(model.readout.bias.detach().numpy(), np.ravel(ridge.bias), rtol=1e-7, atol=1e-9)
+    # the ESN is seeded: same seed, same reservoir; another seed, another one
+    again = build_model("esn", input_size=2, output_size=3, **arch)
+    other = build_model("esn", input_size=2, output_size=3, **{**arch, "reservoir_seed": 12})
+    assert torch.equal(again.W, model.W) and not torch.equal(other.W, again.W)
