@@ -13,7 +13,7 @@ from tests.helpers import run_cli
 from tests.space.rows import make_store
 
 METRICS = ("dl_distance", "jw_distance", "exact_rollout", "confabulation", "cogscale_score")
-EXPECTED = {"cogscale": "dataset", "rote-seeds": "dataset", "leaderboard": "space", "results": "dataset",
+EXPECTED = {"cogscale": "dataset", "rote-seeds": "dataset", "oeis-mdl": "dataset", "leaderboard": "space", "results": "dataset",
             **{m: "space" for m in METRICS}}
 
 
@@ -33,7 +33,7 @@ def test_dry_run_assembles_every_repo_with_valid_cards(mirror):
     root, _, out = mirror
     lines = [line.split() for line in out.splitlines() if line.startswith("ok ")]
     assert {name.removeprefix("rote/"): kind for _, kind, name, _ in lines} == EXPECTED
-    assert out.splitlines()[-1] == "dry run: 9 repos assembled and validated; upload with --push ORG"
+    assert out.splitlines()[-1] == "dry run: 10 repos assembled and validated; upload with --push ORG"
     for name, kind in EXPECTED.items():
         card = validate_repo(HubRepo(name=name, repo_type=kind, path=root / "rote" / name))
         assert type(card).__name__ == ("SpaceCard" if kind == "space" else "DatasetCard")
@@ -105,4 +105,4 @@ def test_push_uploads_every_folder(mirror, monkeypatch, capsys):
     assert created["my-org/leaderboard"]["space_sdk"] == "gradio" and created["my-org/results"]["space_sdk"] is None
     assert ("variable", "my-org/leaderboard", {"ROTE_RESULTS_REPO": "my-org/results"}) in calls
     out = capsys.readouterr().out
-    assert out.count("pushed  my-org/") == 9
+    assert out.count("pushed  my-org/") == len(EXPECTED)
