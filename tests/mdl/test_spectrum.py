@@ -177,3 +177,17 @@ def test_unplanted_deception_rate(enc, expected):
         assert [per[p] for p in (2, 3, 4)] == [0, 0, 0]
         assert (per[5], per[6], per[10], per[12]) == (3, 11, 14, 18)  # 7.5 %, 27.5 %, 35 %, 45 % of 40
         assert per[11] < per[10]  # the dip at p = 11
+
+
+def test_corpus_statistics_of_the_paper(spectra, corpus):
+    from rote_hf.mdl.analysis import corpus_statistics, linear_complexity_profile
+
+    stats = corpus_statistics([s.cls for s in corpus], [s.terms for s in corpus], spectra["loose"])
+    assert round(stats["r_nd_structural_size"], 2) == 0.85  # n_d vs L(H*)
+    assert round(stats["r_nd_growth"], 3) == -0.007  # n_d vs log|a_N|
+    assert (round(stats["anova_F"], 2), round(stats["anova_p"], 3)) == (4.70, 0.014)
+    assert {c: round(v, 2) for c, v in stats["lcp_mean"].items()} == {
+        "POLY": 1.80, "CFIN": 1.94, "PREC": 5.93, "NONH": 11.20}
+    # Berlekamp-Massey on textbook cases: an m-sequence of x^3 + x + 1 has complexity 3
+    assert linear_complexity_profile([1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 1, 0, 1, 1]) [-1] == 3
+    assert linear_complexity_profile([0, 0, 0, 1]) == [0, 0, 0, 4]
