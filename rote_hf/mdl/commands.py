@@ -151,4 +151,9 @@ def _sweep(args: argparse.Namespace) -> int:
         f"shard {index}/{count}: {counts['written']} written, {counts['skipped_done']} already done, "
         f"{counts['errors']} errors -> {args.out}"
     )
+    from rote_hf.mdl.strata import format_summary, summarise
+
+    with open(args.out, encoding="utf-8") as fh:
+        rows = [r for r in map(json.loads, fh) if r.get("error") is None]
+    print(f"summary of {args.out}:\n{format_summary(summarise(rows))}")
     return 0

@@ -41,6 +41,7 @@ def test_sweep_shards_and_resumes(tmp_path):
     second = run_cli(*base, "--shard", "1/2", cwd=REPO_ROOT)
     again = run_cli(*base, "--shard", "1/2", cwd=REPO_ROOT)
     assert "2 written" in second.stdout and "0 written, 2 already done" in again.stdout
+    assert "regimes: clean 3, revising 0, prefix-only 0, no-fit 1" in again.stdout
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(r["anum"] for r in rows) == ["A000002", "A000045", "A000108", "A001057"]
     assert all(r["error"] is None for r in rows)
