@@ -34,19 +34,32 @@ def check_query(base_url: str, model: str, per_stratum: Any) -> int:
     return count
 
 
-def _field(obj: Any, name: str) -> Any:
-    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+SAMPLE_ENV = "ROTE_LLM_SAMPLE"
+DEFAULT_SAMPLE = "rote/oeis-mdl"
+"""The sequences asked about: the ``llm-eval`` config of this dataset (the local mirror folder
+``rote/oeis-mdl`` resolves before the Hub), or a ``.json``/``.jsonl`` file of rows named by
+``$ROTE_LLM_SAMPLE``."""
+
+
+def _record(rec: Any, flags: dict | None) -> dict:
+    p = rec.parsed
+    return {
+        "stratum": rec.item.stratum, "a_number": rec.item.anum, "prompt": rec.messages[-1]["content"],
+        "reply": rec.reply or "", "next_three": ", ".join(map(str, p.next_terms)), "formula": p.formula,
+        "confidence": p.confidence, "recognized": p.recognized, "status": p.status,
+        "exact": None if flags is None else bool(flags["exact"]),
+    }
 
 
 def run_llm_query(base_url: str, model: str, token: str, per_stratum: Any, results: str):
     """Run the LLM-query evaluation on the visitor's endpoint; returns (message, records, metrics).
 
-    ``records``: one line per queried sequence (prompt, raw reply, parsed fields, score);
-    ``metrics``: one line per stratum. Result rows are appended to ``results`` by the runner.
-    Expected runner (issue 8): ``rote_hf.llm.run_query(base_url=, model=, token=, per_stratum=,
-    results=)`` returning ``records`` (list of dicts) and ``metrics`` ({stratum: {metric: value}}),
-    as attributes or keys.
+    ``records``: one line per queried sequence (prompt, raw reply, parsed fields, exact);
+    ``metrics``: one line per stratum (:func:`rote_hf.llm.summarize`). Raw replies are cached and
+    result rows appended under ``results`` by :func:`rote_hf.llm.evaluate_llm`.
     """
+    import os
+
     import pandas as pd
 
     empty = pd.DataFrame(columns=RECORD_COLUMNS), pd.DataFrame(columns=["stratum"])
@@ -54,19 +67,24 @@ def run_llm_query(base_url: str, model: str, token: str, per_stratum: Any, resul
         count = check_query(base_url, model, per_stratum)
     except ValueError as exc:
         return f"Not run: {exc}", *empty
+    from rote_hf.llm import evaluate_llm, items_from_rows, load_rows, make_responder, per_row_flags
+    from rote_hf.llm import per_stratum as first_per_stratum
+
     try:
-        from rote_hf.llm import run_query  # issue 8; imported lazily so that the app starts without it
-    except ImportError:
-        return "Not run: the LLM-query evaluation (rote_hf.llm.run_query) is not installed in this build.", *empty
-    try:
-        out = run_query(base_url=base_url.strip(), model=model.strip(), token=token or None, per_stratum=count,
-                        results=results)
-    except Exception as exc:  # noqa: BLE001 -- any endpoint failure becomes a message, never a trace
-        text = f"{type(exc).__name__}: {exc}"
+        responder = make_responder("openai", base_url=base_url.strip(), model=model.strip(), api_key=token or None)
+        items = first_per_stratum(items_from_rows(load_rows(os.environ.get(SAMPLE_ENV, DEFAULT_SAMPLE))), count)
+        report = evaluate_llm(items, responder, results=results)
+    except Exception as exc:  # noqa: BLE001 -- any endpoint or sample failure becomes a message, never a trace
+        text = f"{type(exc).__name__}: {exc}".splitlines()[0]
         if token:
             text = text.replace(token, "***")
         return f"Failed: {text}", *empty
-    records = pd.DataFrame(list(_field(out, "records") or []))
-    metrics = _field(out, "metrics") or {}
-    table = pd.DataFrame([{"stratum": s, **dict(m)} for s, m in dict(metrics).items()])
-    return f"Queried {len(records)} sequences ({count} per stratum) from {model.strip()}; rows appended to the results.", records, table
+    records = pd.DataFrame([_record(r, f) for r, f in zip(report.records, per_row_flags(report.records))],
+                           columns=RECORD_COLUMNS)
+    table = pd.DataFrame([{"stratum": s, **m} for s, m in report.summary.items()])
+    failed = [r.parsed for r in report.records if r.parsed.status != "ok"]
+    note = f" {len(failed)} replies failed ({failed[0].status}: {failed[0].error})." if failed else ""
+    if token:
+        note = note.replace(token, "***")
+    return (f"Queried {len(records)} sequences ({count} per stratum) from {model.strip()}: {report.n_asked} asked, "
+            f"{report.n_cached} from the cache; {len(report.appended)} result rows appended.{note}"), records, table

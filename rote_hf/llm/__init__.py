@@ -21,8 +21,8 @@ from rote_hf.llm.responders import (
 )
 from rote_hf.llm.serve import DifferenceResponder, make_server
 from rote_hf.llm.runner import (
-    EvalReport, QueryRecord, agreement, agreement_by_stratum, SampleItem, evaluate_llm, format_table, items_from_rows, load_rows, per_stratum,
-    run_queries, summarize,
+    EvalReport, QueryRecord, agreement, agreement_by_stratum, SampleItem, evaluate_llm, format_table, items_from_rows, load_rows, per_row_flags,
+    per_stratum, run_queries, summarize,
 )
 
 __all__ = [
@@ -30,5 +30,5 @@ __all__ = [
     "ParsedResponse", "PromptConfig", "QueryRecord", "RESPONDERS", "ReplyCache", "Responder", "ResponderError",
     "RetryPolicy", "STATUSES", "SYSTEM_PROMPT", "SampleItem", "agreement", "agreement_by_stratum", "api_error", "build_messages", "cache_key",
     "evaluate_llm", "format_table", "items_from_rows", "load_rows", "make_responder", "make_server", "next_key",
-    "parse_response", "per_stratum", "register_responder", "run_queries", "summarize", "user_prompt",
+    "parse_response", "per_row_flags", "per_stratum", "register_responder", "run_queries", "summarize", "user_prompt",
 ]

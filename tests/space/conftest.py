@@ -3,6 +3,7 @@ results store on a free 127.0.0.1 port, polled until it answers (the first 200 c
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -27,6 +28,18 @@ class App:
     log: Path
 
 
+def llm_sample_rows() -> list[dict]:
+    """Two polynomial sequences per stratum (23 terms: 20 shown, 3 to predict), which a
+    finite-difference responder continues exactly."""
+    rows = []
+    for stratum, polys in (("clean", ((1, 0, 0), (0, 2, 1))), ("revising", ((1, 1, 0), (0, 0, 3))),
+                           ("wilderness", ((2, 0, 1), (0, 5, 0)))):
+        for k, (a, b, c) in enumerate(polys):
+            terms = [a * n * n + b * n + c for n in range(23)]
+            rows.append({"anum": f"A9{len(rows):05d}", "stratum": stratum, "shown": terms[:20], "answer": terms[20:]})
+    return rows
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -40,7 +53,12 @@ def app(tmp_path_factory) -> App:
     make_store(results)
     port = free_port()
     log = base / "app.log"
-    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONPATH": str(REPO_ROOT)}
+    sample = base / "llm_sample.json"
+    sample.write_text(json.dumps(llm_sample_rows()))
+    # the LLM-query tab talks to a loopback server in the tests, which HF_HUB_OFFLINE would block;
+    # HF_ENDPOINT still points at a closed port, so nothing reaches the Hub
+    env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONPATH": str(REPO_ROOT), "HF_HUB_OFFLINE": "0",
+           "ROTE_LLM_SAMPLE": str(sample)}
     env.pop("ROTE_RESULTS_REPO", None)
     with open(log, "wb") as out:
         proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "space" / "app.py"), "--results", str(results),

@@ -147,9 +147,35 @@ def test_llm_query_form_is_validated_and_token_never_logged(client, app):
     msg, _, _ = client.predict("http://127.0.0.1:9/v1", "", token, 5, api_name="/llm_query")
     assert msg == "Not run: model name must be a non-empty string"
     msg, _, _ = client.predict("http://127.0.0.1:9/v1", "tiny", token, 20, api_name="/llm_query")
-    assert msg.startswith(("Not run: the LLM-query evaluation", "Failed:", "Queried"))
+    # nothing listens on port 9: every call fails, is reported, and is stored as a failed row
+    assert msg.startswith("Queried 6 sequences (20 per stratum) from tiny") and "6 replies failed (api_error" in msg
     assert token not in msg
     assert token not in app.log.read_text(errors="replace")
     for f in app.results.rglob("*"):
         if f.is_file():
             assert token.encode() not in f.read_bytes()
+
+
+def test_llm_query_runs_the_evaluation_against_a_loopback_server(client, app):
+    """The tab's real path: a finite-difference model behind an OpenAI-compatible server."""
+    import threading
+
+    from rote_hf.llm import make_responder, make_server
+
+    server = make_server(make_responder("difference"))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        msg, records, metrics = client.predict(base, "difference", "hf_other-token", 2, api_name="/llm_query")
+        assert msg.startswith("Queried 6 sequences (2 per stratum) from difference: 6 asked, 0 from the cache")
+        rows = table(records)
+        assert [r["status"] for r in rows] == ["ok"] * 6 and all(r["exact"] for r in rows)
+        assert rows[0]["next_three"] == "400, 441, 484"  # n^2 at n = 20, 21, 22
+        by = {r["stratum"]: r for r in table(metrics)}
+        assert set(by) == {"clean", "revising", "wilderness", "all"} and by["all"]["accuracy"] == 1.0
+        again, _, _ = client.predict(base, "difference", "", 2, api_name="/llm_query")
+        assert "0 asked, 6 from the cache" in again  # the cached replies resume the run
+    finally:
+        server.shutdown()
+    stored = [f for f in (app.results / "runs").glob("*.parquet")]
+    assert any("difference" in f.name for f in stored)
