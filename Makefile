@@ -6,6 +6,10 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 ROOT   ?= .
+RESULTS ?= results
+# two CPU processes that really are two (stack.md §7: `--cpu --num_processes 2` silently runs one)
+LAUNCH := OMP_NUM_THREADS=1 $(BIN)/accelerate launch --multi_gpu --num_processes 2 --num_machines 1 \
+          --mixed_precision no --dynamo_backend no
 
 .PHONY: demo test install
 
@@ -17,8 +21,13 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# The main job on embedded defaults: build the local mirror ./rote/, train the smoke sweeps of
+# ROTE and CogScale into ./results/ (resumable), then serve the leaderboard on 127.0.0.1:7860.
 demo: $(STAMP)
 	$(BIN)/rote-hf demo --root $(ROOT)
+	$(LAUNCH) eval_suite/train.py --config eval_suite/configs/rote_smoke.yaml --processes 2 --results $(RESULTS)
+	$(LAUNCH) eval_suite/train.py --config eval_suite/configs/cogscale_smoke.yaml --processes 2 --results $(RESULTS)
+	GRADIO_ANALYTICS_ENABLED=False $(BIN)/python space/app.py --results $(RESULTS)
 
 test: $(STAMP)
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)

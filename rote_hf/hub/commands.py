@@ -50,5 +50,8 @@ def _demo(args: argparse.Namespace) -> int:
         print("  " + repo.summary())
     print("\nROTE paper Table 1 recomputed from the 40 main-track seeds:")
     print(format_table1(table1()))
-    print('\nLoad it offline from that folder: load_dataset("rote/rote-seeds", "paper")')
+    print(
+        "\nFrom that folder the hub ids work offline, e.g. load_dataset(\"rote/rote-seeds\", \"paper\"), "
+        "load_dataset(\"rote/cogscale\", \"simple_copy-small\"), evaluate.load(\"rote/dl_distance\")"
+    )
     return 0
