@@ -121,6 +121,38 @@ def cogscale_rows() -> list[ResultRow]:
     return rows
 
 
+COGSCALE_BUDGETS = {1000: "1k", 10000: "10k", 100000: "100k"}
+
+
+def cogscale_run_rows() -> list[ResultRow]:
+    """CogScale's per-run results (``baseline/results/results.csv``, 25,760 runs: task x
+    difficulty x budget x model x learning rate x seed) as one row each.
+
+    Not part of :func:`paper_rows` (the leaderboard shows the published table cells); aggregate
+    them with ``rote_hf.results.aggregate.cogscale_table(..., source="paper")``:
+    ``lr_selection="test"`` reproduces ``mean_std.md`` cell for cell, ``"validation"`` gives the
+    protocol the paper states. Four runs without a test score keep ``test_score`` NaN.
+    """
+    import gzip
+
+    rows = []
+    with gzip.open(DATA_DIR / "cogscale_results.csv.gz", "rt", encoding="utf-8", newline="") as fh:
+        for rec in csv.DictReader(fh):
+            model = COGSCALE_MODEL_NAMES[rec["Model"]]
+            lr = _float(rec["LR"])
+            budget = COGSCALE_BUDGETS[int(rec["Target_Params"])]
+            rows.append(ResultRow(
+                run_id=f"paper-cogscale_results-{rec['']}", suite="cogscale", task=rec["Task"], config=rec["Difficulty"],
+                model=model, budget=budget, param_count=int(rec["Actual_Params"]), data_seed=int(rec["Seed"]),
+                learning_rate=None if math.isnan(lr) else lr,
+                protocol="cogscale-esn" if model == "ESN" else "cogscale", source="paper", verified=True,
+                task_params={"category": rec["Category"]}, model_config={"reference_name": rec["model"]},
+                metrics={"test_score": _float(rec["Test_Score"]), "best_val_score": _float(rec["Best_Val_Score"])},
+                score_name="test_score", score=_float(rec["Test_Score"]), lower_is_better=True,
+            ))
+    return rows
+
+
 #: MDL LLM evaluation model codes of the per-row file -> the OpenRouter model ids the paper
 #: queried (the names our own runs of the same endpoints are stored under).
 MDL_LLM_MODELS = {"C": "anthropic/claude-sonnet-4.5", "G": "openai/gpt-4o", "L": "meta-llama/llama-3.3-70b-instruct"}
