@@ -119,15 +119,8 @@ def write_dataset_repo(
     """
     from tqdm.auto import tqdm
 
-    if not configs:
-        raise ValueError("configs must name at least one config")
-    if default_config is not None and default_config not in configs:
-        raise ValueError(f"default_config must be one of {sorted(configs)}, got {default_config!r}")
-    target = repo_dir(root, repo)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{repo}.", suffix=".tmp", dir=target.parent))
-    staging.chmod(0o755)  # mkdtemp makes it private; a published repo folder is world-readable
-    try:
+    check_configs(configs, default_config)
+    with staged_repo(root, repo) as staging:
         rows: dict[str, dict[str, int]] = {}
         files = [(name, split, ds) for name, splits in configs.items() for split, ds in splits.items()]
         with _quiet_datasets():
@@ -137,13 +130,37 @@ def write_dataset_repo(
                 ds.to_parquet(str(out))
                 rows.setdefault(name, {})[split] = len(ds)
         infos = {name: {split: SplitInfo.of(ds) for split, ds in splits.items()} for name, splits in configs.items()}
-        front = card_yaml(infos, default_config=default_config, extra=card_meta)
-        (staging / "README.md").write_text(f"---\n{front}---\n\n{card_body.strip()}\n", encoding="utf-8")
+        write_card(staging, card_yaml(infos, default_config=default_config, extra=card_meta), card_body)
+    return BuiltRepo(path=repo_dir(root, repo), rows=rows)
+
+
+def check_configs(configs: Mapping[str, object], default_config: str | None) -> None:
+    """``ValueError`` unless ``configs`` is non-empty and ``default_config`` names one of them."""
+    if not configs:
+        raise ValueError("configs must name at least one config")
+    if default_config is not None and default_config not in configs:
+        raise ValueError(f"default_config must be one of {sorted(configs)}, got {default_config!r}")
+
+
+@contextmanager
+def staged_repo(root: str | os.PathLike, repo: str) -> Iterator[Path]:
+    """A fresh staging folder beside ``<root>/rote/<repo>``; swapped in when the block succeeds,
+    deleted when it raises, so a build never leaves a half-written repo."""
+    target = repo_dir(root, repo)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{repo}.", suffix=".tmp", dir=target.parent))
+    staging.chmod(0o755)  # mkdtemp makes it private; a published repo folder is world-readable
+    try:
+        yield staging
         swap_in(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return BuiltRepo(path=target, rows=rows)
+
+
+def write_card(folder: Path, front_matter: str, body: str) -> None:
+    """``folder/README.md``: YAML front matter, then the Markdown body."""
+    (folder / "README.md").write_text(f"---\n{front_matter}---\n\n{body.strip()}\n", encoding="utf-8")
 
 
 @contextmanager

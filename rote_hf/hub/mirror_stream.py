@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rote_hf.hub.mirror import BuiltRepo, SplitInfo, card_yaml, parquet_path, repo_dir, swap_in
+from rote_hf.hub.mirror import BuiltRepo, SplitInfo, card_yaml, check_configs, parquet_path, repo_dir, staged_repo, write_card
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
@@ -57,15 +56,8 @@ def write_streaming_repo(
     """
     import pyarrow.parquet as pq
 
-    if not configs:
-        raise ValueError("configs must name at least one config")
-    if default_config is not None and default_config not in configs:
-        raise ValueError(f"default_config must be one of {sorted(configs)}, got {default_config!r}")
-    target = repo_dir(root, repo)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{repo}.", suffix=".tmp", dir=target.parent))
-    staging.chmod(0o755)  # mkdtemp makes it private; a published repo folder is world-readable
-    try:
+    check_configs(configs, default_config)
+    with staged_repo(root, repo) as staging:
         written: dict[str, dict[str, SplitInfo]] = {}
         rows: dict[str, dict[str, int]] = {}
         for name, splits in configs.items():
@@ -89,10 +81,5 @@ def write_streaming_repo(
                 rows[name][split] = n
             if on_config is not None:
                 on_config(name)
-        front = card_yaml(written, default_config=default_config, extra=card_meta)
-        (staging / "README.md").write_text(f"---\n{front}---\n\n{card_body.strip()}\n", encoding="utf-8")
-        swap_in(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return BuiltRepo(path=target, rows=rows)
+        write_card(staging, card_yaml(written, default_config=default_config, extra=card_meta), card_body)
+    return BuiltRepo(path=repo_dir(root, repo), rows=rows)

@@ -71,23 +71,28 @@ def rote_table_rows() -> list[ResultRow]:
     return rows
 
 
-def rote_matched_run_rows() -> list[ResultRow]:
-    """The 48 per-fit rows of the ROTE matched-size track (archive ``results_merged.csv``).
+ROTE_ATTENTION_MODELS = frozenset({"Transformer", "LinearAttention", "Performer", "RWKV"})
+"""Models whose width is ``d_model`` (the others are sized by ``units``)."""
+
+
+def _rote_run_rows(filename: str, suite: str, budget: str) -> list[ResultRow]:
+    """One row per archived ROTE fit (numeric columns of the archive's ``results_merged.csv``).
 
     ``exact`` is ``DL == 0`` (identical strings of equal length); the seed, target and forecast
-    strings of the archive are not shipped (the seeds are ``rote_hf.symbolic.paper_seeds("matched_size")``).
+    strings of the archive are not shipped (the seeds are ``rote_hf.symbolic.paper_seeds()``).
     """
     rows = []
-    with open(DATA_DIR / "rote_matched_runs.csv", newline="") as fh:
+    with open(DATA_DIR / filename, newline="") as fh:
         for rec in csv.DictReader(fh):
             n, c, s, run = (int(rec[k]) for k in ("symbols", "complexity", "seed_index", "run"))
             dl = float(rec["DL"])
             metrics = {"test_loss": float(rec["test_loss"]), "test_accuracy": float(rec["test_accuracy"]), "DL": dl,
                        "JW": float(rec["JW"]), "exact": float(dl == 0.0)}
-            width = {"units": int(rec["units"])} if rec["d_model"] == "0" else {"d_model": int(rec["d_model"])}
+            width = ({"d_model": int(rec["d_model"]), "hidden": int(rec["units"])} if rec["model"] in ROTE_ATTENTION_MODELS
+                     else {"units": int(rec["units"])})
             rows.append(ResultRow(
-                run_id=f"paper-rote_matched_runs-{rec['config_index']}", suite="rote_matched", task=f"n{n}-c{c}",
-                config=f"s{s}", model=rec["model"], model_config=width, budget="0.2M", protocol="rote",
+                run_id=f"paper-{filename.removesuffix('.csv')}-{rec['config_index']}", suite=suite, task=f"n{n}-c{c}",
+                config=f"s{s}", model=rec["model"], model_config=width, budget=budget, protocol="rote",
                 task_params={"symbols": n, "complexity": c, "seed_index": s, "sequence_length": 3500, "window": 100,
                              "horizon": 100},
                 param_count=int(rec["model_params"]), data_seed=s, init_seed=3407 + run, run=run, learning_rate=3e-4,
@@ -96,6 +101,16 @@ def rote_matched_run_rows() -> list[ResultRow]:
                 epochs=int(rec["epochs"]), peak_cuda_mb=float(rec["memory_mb"]), device="cuda (A100 3g.40gb MIG)",
             ))
     return rows
+
+
+def rote_main_run_rows() -> list[ResultRow]:
+    """The 640 per-fit rows of the ROTE main track (8 models x 4 n x 5 c x 2 seeds x 2 runs)."""
+    return _rote_run_rows("rote_main_runs.csv", "rote", "")
+
+
+def rote_matched_run_rows() -> list[ResultRow]:
+    """The 48 per-fit rows of the ROTE matched-size track (0.2 M parameters)."""
+    return _rote_run_rows("rote_matched_runs.csv", "rote_matched", "0.2M")
 
 
 def cogscale_rows() -> list[ResultRow]:
@@ -200,7 +215,7 @@ def mdl_llm_rows() -> list[ResultRow]:
 
 @functools.lru_cache(maxsize=1)
 def _all_rows() -> tuple[ResultRow, ...]:
-    return tuple(rote_summary_rows() + rote_table_rows() + rote_matched_run_rows() + cogscale_rows() + mdl_llm_rows())
+    return tuple(rote_summary_rows() + rote_table_rows() + rote_main_run_rows() + rote_matched_run_rows() + cogscale_rows() + mdl_llm_rows())
 
 
 def paper_rows(suite: str | None = None) -> list[ResultRow]:

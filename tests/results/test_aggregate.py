@@ -95,3 +95,45 @@ def test_archived_matched_runs_reproduce_table3():
     table3 = df[df["config"] == "table3_matched"].set_index("model")
     for model, rate in exact.items():  # the published cells agree with the per-fit archive
         assert table3.loc[model, "metrics"]["exact_rollout_rate"] == rate
+
+
+def test_archived_main_runs_reproduce_table2_and_the_summary():
+    """The 640 archived main-track fits, aggregated by rote_summary, give the paper's Table 2,
+    its §4.2 figures and every median/mean of summary_by_model.csv."""
+    import csv
+
+    from rote_hf.results import load
+    from rote_hf.results.published import DATA_DIR
+
+    df = load(None, include_paper=True, suite="rote")
+    runs = df[df["run_id"].str.startswith("paper-rote_main_runs")]
+    assert len(runs) == 640
+    s = rote_summary(runs, source="paper").set_index("model")
+    assert (s["fits"] == 80).all()
+    # Table 2: exact-rollout rate over the 80 fits of each model (printed as 0.925, 0.912, 0.887, 0.787, ...)
+    assert s["exact_rate"].to_dict() == {"GRU": 0.925, "LinearAttention": 0.9125, "LSTM": 0.8875, "minGRU": 0.7875,
+                                         "minLSTM": 0.7625, "RWKV": 0.6125, "Transformer": 0.6125, "Performer": 0.575}
+    # Table 2: DL at c = 90, mean ± sd
+    c90 = rote_summary(runs[[p["complexity"] == 90 for p in runs["task_params"]]], source="paper").set_index("model")
+    got = {m: (round(r["DL_mean"], 3), round(r["DL_sd"], 3)) for m, r in c90.iterrows()}
+    assert got == {"GRU": (0.015, 0.034), "LinearAttention": (0.013, 0.040), "LSTM": (0.041, 0.092),
+                   "minGRU": (0.079, 0.141), "minLSTM": (0.082, 0.146), "RWKV": (0.113, 0.161),
+                   "Transformer": (0.132, 0.203), "Performer": (0.221, 0.217)}
+    # §4.2: mean DL 0.003 at c = 10 -> 0.099 at c = 70, test accuracy 0.999 -> 0.922, c = 90 better than c = 70
+    by_c = rote_summary(runs, source="paper", by=("c",)).set_index("c")
+    assert round(by_c.loc[10, "DL_mean"], 3) == 0.003 and round(by_c.loc[70, "DL_mean"], 3) == 0.099
+    assert round(by_c.loc[10, "test_accuracy_mean"], 3) == 0.999 and round(by_c.loc[70, "test_accuracy_mean"], 3) == 0.922
+    assert by_c.loc[90, "DL_mean"] < by_c.loc[70, "DL_mean"]
+    # summary_by_model.csv: medians and means of test loss, DL, JW, train time, time per epoch (5 dp)
+    with open(DATA_DIR / "rote_summary_by_model.csv", newline="") as fh:
+        lines = list(csv.reader(fh))
+    header = [f"{a}_{b}" for a, b in zip(lines[0], lines[1])]
+    for line in lines[3:]:
+        published = dict(zip(header, line))
+        r = s.loc[line[0]]
+        assert round(r["test_loss_median"], 5) == pytest.approx(float(published["test_loss_median"]), abs=1e-12)
+        assert round(r["test_loss_mean"], 5) == pytest.approx(float(published["test_loss_mean"]), abs=1e-12)
+        assert round(r["DL_mean"], 5) == pytest.approx(float(published["DL_mean"]), abs=1e-12)
+        assert round(r["JW_mean"], 5) == pytest.approx(float(published["JW_mean"]), abs=1e-12)
+        assert round(r["train_time_median_s"], 5) == pytest.approx(float(published["train_time_median"]), abs=1e-12)
+        assert round(r["time_per_epoch_median_s"], 5) == pytest.approx(float(published["time_per_epoch_median"]), abs=1e-12)

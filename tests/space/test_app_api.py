@@ -38,7 +38,7 @@ def test_rote_board_has_paper_and_our_rows(client):
     ours = [r for r in rows if r["source"] == "ours"]
     paper = [r for r in rows if r["source"] == "paper"]
     assert sorted(r["model"] for r in ours) == ["GRU", "LSTM"]
-    assert len(paper) == 16  # summary_by_model (8) + Table 2 (8)
+    assert len(paper) == 24  # summary_by_model (8) + Table 2 (8) + the archived fits per model (8)
     gru = next(r for r in ours if r["model"] == "GRU")
     assert (gru["runs"], gru["DL_mean"], gru["exact_rate"], gru["params"]) == (8, 0.0, 1.0, 151560)
     assert gru["commit"] == "a" * 12 and gru["version"] == "0.1.0" and gru["verified"] == "unverified"
@@ -56,10 +56,10 @@ def test_rote_filters_change_rows(client):
     assert lstm["runs"] == 4 and lstm["DL_mean"] != next(r for r in everything if r["model"] == "LSTM"
                                                          and r["source"] == "ours")["DL_mean"]
     only_paper = table(rote(client, track="rote", source="paper"))
-    assert {r["source"] for r in only_paper} == {"paper"} and len(only_paper) == 16
+    assert {r["source"] for r in only_paper} == {"paper"} and len(only_paper) == 24
     c10 = table(rote(client, c="10", track="rote"))
-    # at c=10: our runs and the published aggregates over all c (Table 2 is c = 90 only)
-    assert len(c10) == 2 + 8 and all(r["c"] in ("10", "all") for r in c10 if r["source"] == "paper")
+    # at c=10: our runs, the published aggregates over all c (Table 2 is c = 90 only), the archived fits at c = 10
+    assert len(c10) == 2 + 8 + 8 and all(r["c"] in ("10", "all") for r in c10 if r["source"] == "paper")
     with pytest.raises(Exception, match="not in the list of choices"):
         rote(client, n="99")
 

@@ -60,19 +60,21 @@ def test_rote_board_aggregates_ours_and_keeps_paper_cells(rows):
     assert lstm["DL@c10"] == pytest.approx(round(ours.loc[ours["c"] == "10", "DL"].mean(), 4))
     assert lstm["train_time_s"] == 15.5 and lstm["peak_cpu_mb"] == 300.0
     paper = rote_board(rows, source="paper")
-    assert len(paper) == 8 + 8 + 6 + 6  # summary, Table 2, Table 3, the matched-size fits per model
+    assert len(paper) == 8 + 8 + 6 + 8 + 6  # summary, Table 2, Table 3, the main and matched fits per model
     fits = paper[paper["table"] == "runs"]
-    assert fits["runs"].tolist() == [8] * 6 and set(fits["track"]) == {"rote_matched"}
+    assert sorted(fits["runs"]) == [8] * 6 + [80] * 8 and set(fits["track"]) == {"rote", "rote_matched"}
     # the archived fits aggregate to Table 3's exact-rollout rates
-    assert fits.set_index("model")["exact_rate"].to_dict() == paper[paper["table"] == "table3_matched"].set_index("model")["exact_rate"].to_dict()
+    matched = fits[fits["track"] == "rote_matched"].set_index("model")["exact_rate"].to_dict()
+    assert matched == paper[paper["table"] == "table3_matched"].set_index("model")["exact_rate"].to_dict()
+    assert fits.loc[(fits["track"] == "rote") & (fits["model"] == "GRU"), "exact_rate"].item() == 0.925
     assert paper.loc[(paper["model"] == "RWKV") & (paper["table"] == "table3_matched"), "exact_rate"].item() == 0.625
-    with pytest.raises(ValueError, match=r"n must be one of \['all', '2', '4', '8'\], got '5'"):
+    with pytest.raises(ValueError, match=r"n must be one of \['all', '2', '4', '6', '8'\], got '5'"):
         rote_board(rows, n="5")
 
 
 def test_filter_choices(rows):
     ch = filter_choices(rows)
-    assert ch["n"] == ["2", "4", "8"] and ch["c"] == ["10", "30", "90"]
+    assert ch["n"] == ["2", "4", "6", "8"] and ch["c"] == ["10", "30", "50", "70", "90"]  # ours and the paper's fits
     assert ch["budget"] == ["1k", "10k", "100k"] and ch["stratum"] == ["clean", "revising", "wilderness"]
     assert ch["source"] == ["ours", "paper"] and "tiny-llm" in ch["llm_model"]
 
@@ -179,7 +181,7 @@ def test_load_rows_reads_a_results_repo_folder(store, tmp_path, monkeypatch):
     from rote_hf.hub.publish import build_results_repo
 
     built = build_results_repo(tmp_path, store)
-    assert built.rows == {"ours": {"train": 67}, "paper": {"train": 639}}  # 32 ROTE + 32 CogScale + 3 LLM
+    assert built.rows == {"ours": {"train": 67}, "paper": {"train": 1279}}  # 32 ROTE + 32 CogScale + 3 LLM
     other = tmp_path / "empty-local"
     monkeypatch.setenv("ROTE_RESULTS_REPO", str(built.path))
     frame = load_rows(other)  # nothing local: our rows come from the repo folder

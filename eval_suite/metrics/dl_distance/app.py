@@ -1,35 +1,14 @@
 """
 Gradio demo of rote/dl_distance: paste forecasts and targets, one string per line.
 
-Run with `python app.py` (serves on 127.0.0.1). Our own small Blocks app, because
-evaluate's launch_gradio_widget does not work with gradio 6.
+Run with `python app.py` (serves on 127.0.0.1).
 """
 
 from pathlib import Path
 
-import evaluate
-import gradio as gr
+from rote_hf.hub.metric_demo import pair_demo
 
-METRIC = evaluate.load(str(Path(__file__).resolve().parent))
-
-
-def score(predictions: str, references: str) -> dict:
-    """Compute the metric on one forecast/target pair per line; errors come back as text."""
-    try:
-        return METRIC.compute(predictions=predictions.splitlines(), references=references.splitlines())
-    except (ValueError, TypeError) as err:
-        return {"error": str(err)}
-
-
-with gr.Blocks(title="rote/dl_distance") as demo:
-    gr.Markdown("# rote/dl_distance\nnormalised Damerau-Levenshtein (OSA) distance. One string per line; line i of each box forms pair i.")
-    with gr.Row():
-        predictions = gr.Textbox(label="predictions (forecasts)", lines=6, value="ABBA\nABCD")
-        references = gr.Textbox(label="references (targets)", lines=6, value="ABAB\nABCD")
-    button = gr.Button("Compute")
-    result = gr.JSON(label="result")
-    button.click(score, inputs=[predictions, references], outputs=result, api_name="compute")
-
+score, demo = pair_demo(Path(__file__).resolve().parent, "normalised Damerau-Levenshtein (OSA) distance.", "ABBA\nABCD", "ABAB\nABCD")
 
 if __name__ == "__main__":
     demo.launch(server_name="127.0.0.1")
