@@ -9,11 +9,9 @@ the package in a source checkout and copied, nothing more.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
-from rote_hf.hub.mirror import BuiltRepo, repo_dir, swap_in
+from rote_hf.hub.mirror import BuiltRepo, copy_files_repo
 
 METRIC_REPOS: tuple[str, ...] = ("dl_distance", "jw_distance", "exact_rollout", "confabulation", "cogscale_score")
 """Metric repos of the ``rote`` org, one ``evaluate`` module each."""
@@ -44,17 +42,7 @@ def build_metric_repo(root: Path, name: str, *, source: Path | None = None) -> B
     if name not in METRIC_REPOS:
         raise ValueError(f"name must be one of {list(METRIC_REPOS)}, got {name!r}")
     files = module_files(name, source)
-    target = repo_dir(root, name)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{name}.", suffix=".tmp", dir=target.parent))
-    try:
-        for f in files:
-            shutil.copyfile(f, staging / f.name)
-        swap_in(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return BuiltRepo(path=target, rows={"module": {"files": len(files)}})
+    return BuiltRepo(path=copy_files_repo(root, name, files), rows={"module": {"files": len(files)}})
 
 
 def build(root: Path, *, progress: bool = True) -> list[BuiltRepo]:

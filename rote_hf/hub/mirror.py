@@ -158,6 +158,14 @@ def staged_repo(root: str | os.PathLike, repo: str) -> Iterator[Path]:
         raise
 
 
+def copy_files_repo(root: str | os.PathLike, repo: str, files: list[Path]) -> Path:
+    """``<root>/rote/<repo>/`` holding exactly ``files`` (copied flat, by name), written atomically."""
+    with staged_repo(root, repo) as staging:
+        for f in files:
+            shutil.copyfile(f, staging / f.name)
+    return repo_dir(root, repo)
+
+
 def write_card(folder: Path, front_matter: str, body: str) -> None:
     """``folder/README.md``: YAML front matter, then the Markdown body."""
     (folder / "README.md").write_text(f"---\n{front_matter}---\n\n{body.strip()}\n", encoding="utf-8")

@@ -20,12 +20,10 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from rote_hf.hub.mirror import BuiltRepo, repo_dir, swap_in, write_dataset_repo
+from rote_hf.hub.mirror import BuiltRepo, copy_files_repo, repo_dir, write_dataset_repo
 
 LEADERBOARD = "leaderboard"
 RESULTS = "results"
@@ -75,18 +73,7 @@ def build_leaderboard_space(root: Path, *, source: Path | None = None) -> BuiltR
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
         raise FileNotFoundError(f"leaderboard Space files not found: {missing}; publishing needs a source checkout with space/")
-    target = repo_dir(root, LEADERBOARD)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{LEADERBOARD}.", suffix=".tmp", dir=target.parent))
-    staging.chmod(0o755)
-    try:
-        for f in files:
-            shutil.copyfile(f, staging / f.name)
-        swap_in(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return BuiltRepo(path=target, rows={"space": {"files": len(files)}})
+    return BuiltRepo(path=copy_files_repo(root, LEADERBOARD, files), rows={"space": {"files": len(files)}})
 
 
 RESULTS_CARD = """# rote-hf results

@@ -9,11 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rote_hf.hub.mirror import BuiltRepo, write_dataset_repo
 from rote_hf.symbolic import (
-    entropy_profile,
     ambiguity_rate,
+    entropy_profile,
     lzw_complexity,
     make_windows,
     paper_seeds,
@@ -23,6 +24,9 @@ from rote_hf.symbolic import (
 )
 from rote_hf.symbolic.generator import PAPER_COMPLEXITIES, PAPER_RANDOM_STATE, PAPER_SYMBOLS
 from rote_hf.symbolic.windows import PAPER_HORIZON, PAPER_SEQUENCE_LENGTH, PAPER_WINDOW
+
+if TYPE_CHECKING:  # pragma: no cover
+    import datasets
 
 REPO = "rote-seeds"
 GRID_ITERATIONS = 10  # generated seeds per (n, c) cell before keeping exact κ == c
@@ -137,7 +141,7 @@ def build(root: Path, *, progress: bool = True) -> BuiltRepo:
     """Write ``<root>/rote/rote-seeds/``; byte-identical on every run."""
     from datasets import Dataset, Features, Value
 
-    i32, i64, f64, text = Value("int32"), Value("int64"), Value("float64"), Value("string")
+    i32, i64, text = Value("int32"), Value("int64"), Value("string")
     paper = Dataset.from_list(
         paper_rows(),
         features=_features(
