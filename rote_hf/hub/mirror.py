@@ -40,6 +40,10 @@ class BuiltRepo:
     rows: dict[str, dict[str, int]]
 
     def summary(self) -> str:
+        """One line: every (config, split) row count, or totals when there are many configs."""
+        if len(self.rows) > 4:
+            total = sum(n for splits in self.rows.values() for n in splits.values())
+            return f"{self.path}  ({len(self.rows)} configs, {total:,} rows)"
         parts = [
             f"{config}: " + ", ".join(f"{split} {n}" for split, n in splits.items())
             for config, splits in self.rows.items()

@@ -97,3 +97,12 @@ def test_failed_write_keeps_the_previous_repo(tmp_path):
 def test_repo_names_are_validated(tmp_path, repo):
     with pytest.raises(ValueError, match="repo must be a plain repo name"):
         repo_dir(tmp_path, repo)
+
+
+def test_built_repo_summary_is_one_short_line(tmp_path):
+    from rote_hf.hub.mirror import BuiltRepo
+
+    few = BuiltRepo(tmp_path / "rote" / "a", {"paper": {"train": 44}, "windows": {"train": 44, "test": 44}})
+    assert few.summary().endswith("(paper: train 44; windows: train 44, test 44)")
+    many = BuiltRepo(tmp_path / "rote" / "b", {f"c{i}": {"train": 1000, "test": 200} for i in range(28)})
+    assert many.summary().endswith("(28 configs, 33,600 rows)")
