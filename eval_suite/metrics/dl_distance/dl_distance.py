@@ -4,9 +4,9 @@ rote/dl_distance: ROTE's normalised restricted Damerau-Levenshtein distance.
 A thin evaluate wrapper over rote_hf.metrics.dl_distances; see README.md (the metric card).
 """
 
-import datasets
 import evaluate
 import numpy
+from rote_hf.hub.metric_modules import rote_pair_info
 from rote_hf.metrics import dl_distances
 
 _DESCRIPTION = """
@@ -30,36 +30,13 @@ Examples:
     {'dl_distance': 0.25}
 """
 
-_CITATION = """
-@misc{rote2026,
-  title = {ROTE: Benchmarking Neural Memorization on Complexity-Controlled Symbolic Sequences},
-  year  = {2026},
-  note  = {Reference implementation: https://github.com/nla-group/rote}
-}
-"""
-
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class DLDistance(evaluate.Metric):
     """Mean normalised OSA (restricted Damerau-Levenshtein) distance."""
 
     def _info(self):
-        return evaluate.MetricInfo(
-            module_type="metric",
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
-                datasets.Features(
-                    {
-                        "predictions": datasets.Sequence(datasets.Value("int64")),
-                        "references": datasets.Sequence(datasets.Value("int64")),
-                    }
-                ),
-            ],
-            reference_urls=["https://github.com/nla-group/rote"],
-        )
+        return rote_pair_info(_DESCRIPTION, _KWARGS_DESCRIPTION)
 
     def _compute(self, predictions, references, return_per_row=False):
         values = dl_distances(predictions, references)

@@ -4,8 +4,8 @@ rote/exact_rollout: ROTE's closed-loop rollout scores over many forecasts.
 A thin evaluate wrapper over rote_hf.metrics.exact_rollout; see README.md (the metric card).
 """
 
-import datasets
 import evaluate
+from rote_hf.hub.metric_modules import rote_pair_info
 from rote_hf.metrics import exact_rollout
 
 _DESCRIPTION = """
@@ -31,36 +31,13 @@ Examples:
     0.5
 """
 
-_CITATION = """
-@misc{rote2026,
-  title = {ROTE: Benchmarking Neural Memorization on Complexity-Controlled Symbolic Sequences},
-  year  = {2026},
-  note  = {Reference implementation: https://github.com/nla-group/rote}
-}
-"""
-
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class ExactRollout(evaluate.Metric):
     """Exact-rollout rate, DL, JW, first-error step and cumulative error."""
 
     def _info(self):
-        return evaluate.MetricInfo(
-            module_type="metric",
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
-                datasets.Features(
-                    {
-                        "predictions": datasets.Sequence(datasets.Value("int64")),
-                        "references": datasets.Sequence(datasets.Value("int64")),
-                    }
-                ),
-            ],
-            reference_urls=["https://github.com/nla-group/rote"],
-        )
+        return rote_pair_info(_DESCRIPTION, _KWARGS_DESCRIPTION)
 
     def _compute(self, predictions, references, return_per_row=False, return_curve=False):
         return exact_rollout(predictions, references, return_per_row=return_per_row, return_curve=return_curve)

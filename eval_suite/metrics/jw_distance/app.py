@@ -6,7 +6,7 @@ Run with `python app.py` (serves on 127.0.0.1).
 
 from pathlib import Path
 
-from rote_hf.hub.metric_demo import pair_demo
+from rote_hf.hub.metric_modules import pair_demo
 
 score, demo = pair_demo(Path(__file__).resolve().parent, "Jaro-Winkler distance (prefix bonus at every Jaro value).", "marhta\nDIXON", "martha\nDICKSONX")
 

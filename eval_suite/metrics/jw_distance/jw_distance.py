@@ -4,9 +4,9 @@ rote/jw_distance: ROTE's Jaro-Winkler distance, prefix bonus at every Jaro value
 A thin evaluate wrapper over rote_hf.metrics.jw_distances; see README.md (the metric card).
 """
 
-import datasets
 import evaluate
 import numpy
+from rote_hf.hub.metric_modules import rote_pair_info
 from rote_hf.metrics import jw_distances
 
 _DESCRIPTION = """
@@ -31,36 +31,13 @@ Examples:
     {'jw_distance': 0.03888888888888886}
 """
 
-_CITATION = """
-@misc{rote2026,
-  title = {ROTE: Benchmarking Neural Memorization on Complexity-Controlled Symbolic Sequences},
-  year  = {2026},
-  note  = {Reference implementation: https://github.com/nla-group/rote}
-}
-"""
-
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class JWDistance(evaluate.Metric):
     """Mean ROTE Jaro-Winkler distance."""
 
     def _info(self):
-        return evaluate.MetricInfo(
-            module_type="metric",
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
-                datasets.Features(
-                    {
-                        "predictions": datasets.Sequence(datasets.Value("int64")),
-                        "references": datasets.Sequence(datasets.Value("int64")),
-                    }
-                ),
-            ],
-            reference_urls=["https://github.com/nla-group/rote"],
-        )
+        return rote_pair_info(_DESCRIPTION, _KWARGS_DESCRIPTION)
 
     def _compute(self, predictions, references, p=0.1, return_per_row=False):
         values = jw_distances(predictions, references, p=p)

@@ -1,4 +1,5 @@
-"""The Gradio demo of a metric Space scored on forecast/target string pairs.
+"""What the three ROTE string-pair metric repos (dl_distance, jw_distance, exact_rollout) share:
+their ``MetricInfo`` (input features, citation) and their Gradio demo.
 
 evaluate's own ``launch_gradio_widget`` does not work with gradio 6, so each metric repo's
 ``app.py`` builds its demo here: one string per line in each box, line i of both forms pair i.
@@ -9,6 +10,38 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from pathlib import Path
+
+
+ROTE_CITATION = """
+@misc{rote2026,
+  title = {ROTE: Benchmarking Neural Memorization on Complexity-Controlled Symbolic Sequences},
+  year  = {2026},
+  note  = {Reference implementation: https://github.com/nla-group/rote}
+}
+"""
+
+
+def rote_pair_info(description: str, inputs_description: str):
+    """``evaluate.MetricInfo`` of a metric over (forecast, target) pairs: strings, or int token-id lists."""
+    import datasets
+    import evaluate
+
+    return evaluate.MetricInfo(
+        module_type="metric",
+        description=description,
+        citation=ROTE_CITATION,
+        inputs_description=inputs_description,
+        features=[
+            datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
+            datasets.Features(
+                {
+                    "predictions": datasets.Sequence(datasets.Value("int64")),
+                    "references": datasets.Sequence(datasets.Value("int64")),
+                }
+            ),
+        ],
+        reference_urls=["https://github.com/nla-group/rote"],
+    )
 
 
 def pair_demo(metric_dir: str | os.PathLike, blurb: str, predictions: str, references: str) -> tuple[Callable, object]:
