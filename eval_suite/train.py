@@ -62,18 +62,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def summary_table(frame, suite: str) -> str:
-    """The suite's leaderboard table: ROTE per-model summary or CogScale mean ± std (LR on validation)."""
-    from rote_hf.results.aggregate import cogscale_table, format_table, rote_summary
+    """The suite's one summary table (the same that ``rote-hf results --view <suite>`` prints)."""
+    from rote_hf.suites import get_suite
 
-    frame = frame[frame["suite"] == suite]
-    if suite == "cogscale":
-        table = cogscale_table(frame, lr_selection="validation")
-        cols = ["task", "difficulty", "model", "budget", "learning_rate", "seeds", "failed", "mean", "std"]
-    else:
-        table = rote_summary(frame, suite=suite)
-        cols = ["model", "fits", "failed", "params", "test_loss_mean", "test_accuracy_mean", "DL_mean", "JW_mean",
-                "exact_rate", "epochs_median", "time_per_epoch_median_s"]
-    return format_table(table, cols)
+    return get_suite(suite).summary_table(frame)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """The ``rote-hf`` command line.
 
 Sub-commands are contributed by small ``commands`` modules, one per area, each exposing
-``register(subparsers)``; adding a command is adding one module name to ``COMMAND_MODULES``.
+``register(subparsers)``; :data:`COMMANDS` maps the area to that function (lazy
+``"module:register"``), so adding an area's commands is one ``COMMANDS.register`` line.
 Handlers import heavy libraries lazily. Bad input (``ValueError``/``TypeError`` and missing
 files) becomes one line on stderr and exit status 2, never a traceback.
 """
@@ -9,18 +10,16 @@ files) becomes one line on stderr and exit status 2, never a traceback.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-COMMAND_MODULES: tuple[str, ...] = (
-    "rote_hf.hub.commands",
-    "rote_hf.symbolic.commands",
-    "rote_hf.mdl.commands",
-    "rote_hf.hub.publish_commands",
-    "rote_hf.llm.commands",
-    "rote_hf.results.commands",
-)
+from rote_hf.registry import Registry
+
+COMMANDS: Registry[Callable[[argparse._SubParsersAction], None]] = Registry("command area")
+for _area, _module in (("hub", "rote_hf.hub.commands"), ("symbolic", "rote_hf.symbolic.commands"),
+                       ("mdl", "rote_hf.mdl.commands"), ("publish", "rote_hf.hub.publish_commands"),
+                       ("llm", "rote_hf.llm.commands"), ("results", "rote_hf.results.commands")):
+    COMMANDS.register(_area, f"{_module}:register")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -37,8 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"rote-hf {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+    for area in COMMANDS:
+        COMMANDS.get(area)(sub)
     return parser
 
 

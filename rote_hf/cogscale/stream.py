@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .build import _empty, check_seed, get_task, resolve_params
+from .build import check_seed, empty_arrays, get_task, resolve_params
 from .checks import as_int
 from .registry import SampleTask
 
@@ -43,7 +43,7 @@ def stream_samples(
     lay = task.layout(p)
     i = start
     while stop is None or i < stop:
-        X, Y, T = _empty(1, lay)
+        X, Y, T = empty_arrays(1, lay)
         task.fill(task.draw(sample_rng(seed, i), p, 1), p, X, Y, T)
         yield {"index": i, "inputs": X[0], "targets": Y[0], "timesteps": T[0]}
         i += 1

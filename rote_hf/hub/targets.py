@@ -8,10 +8,11 @@ repo is adding one line here.
 
 from __future__ import annotations
 
-import importlib
 import inspect
 from pathlib import Path
 from typing import Callable
+
+from rote_hf.registry import Registry
 
 BUILD_TARGETS: dict[str, str] = {
     "rote-seeds": "rote_hf.hub.rote_seeds:build",
@@ -21,12 +22,15 @@ BUILD_TARGETS: dict[str, str] = {
 }
 
 
+#: The same entries as a :class:`~rote_hf.registry.Registry` (lazy import, known names in errors).
+TARGETS: Registry[Callable[..., object]] = Registry("target")
+for _name, _ref in BUILD_TARGETS.items():
+    TARGETS.add(_name, _ref)
+
+
 def resolve(target: str) -> Callable[..., object]:
     """The build function of ``target``; ``ValueError`` naming the allowed targets otherwise."""
-    if target not in BUILD_TARGETS:
-        raise ValueError(f"target must be one of {sorted(BUILD_TARGETS)} or 'all', got {target!r}")
-    module, _, func = BUILD_TARGETS[target].partition(":")
-    return getattr(importlib.import_module(module), func)
+    return TARGETS.get(target)
 
 
 def build(target: str, root: Path, *, progress: bool = True, config: str | None = None) -> list:

@@ -54,7 +54,7 @@ def load_rows(results: str | os.PathLike | None = "results", *, repo: str | None
     import pandas as pd
 
     from rote_hf.results import load
-    from rote_hf.results.store import _decode
+    from rote_hf.results.schema import decode_json_columns
 
     repo = repo if repo is not None else os.environ.get(RESULTS_REPO_ENV) or None
     frames = []
@@ -65,4 +65,4 @@ def load_rows(results: str | os.PathLike | None = "results", *, repo: str | None
     frames.append(load(None, include_paper=True, decode_json=False))
     frame = pd.concat([f for f in frames if len(f)] or frames[-1:], ignore_index=True)
     frame = frame.drop_duplicates(subset="run_id", keep="first").reset_index(drop=True)
-    return _decode(frame)
+    return decode_json_columns(frame)

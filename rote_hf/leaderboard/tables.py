@@ -168,6 +168,8 @@ def rote_board(df, *, n: str = ALL, c: str = ALL, track: str = ALL, source: str 
     ``time_per_epoch_s`` (medians for our runs), ``peak_cuda_mb``, ``peak_cpu_mb``, provenance."""
     import pandas as pd
 
+    from rote_hf.results.aggregate import rote_stats
+
     frame = rote_frame(df)
     choices = filter_choices(df)
     for name, value in (("n", n), ("c", c), ("track", track), ("source", source), ("device", device)):
@@ -178,15 +180,17 @@ def rote_board(df, *, n: str = ALL, c: str = ALL, track: str = ALL, source: str 
     fits = frame[frame["table"] == "runs"]  # ours and the published per-fit rows, aggregated alike
     for key, g in fits.groupby(["track", "model", "device", "verified_mark", "source"], sort=True):
         ok = g[g["status"] == "ok"]
+        # the one ROTE aggregation (also behind `rote-hf results --view rote`)
+        st = rote_stats(ok.rename(columns={"accuracy": "test_accuracy", "params": "param_count"}))
         rec = {"track": key[0], "model": key[1], "table": "runs", "n": _join(g["n"], limit=8),
                "c": _join(g["c"], limit=8), "runs": len(ok), "failed": int((g["status"] != "ok").sum()),
-               "exact_rate": ok["exact"].mean(), "DL_mean": ok["DL"].mean()}
+               "exact_rate": st["exact_rate"], "DL_mean": st["DL_mean"]}
         for cv in cs:
             rec[f"DL@c{cv}"] = ok.loc[ok["c"] == cv, "DL"].mean()
-        rec.update({"test_loss": ok["test_loss"].mean(), "test_accuracy": ok["accuracy"].mean(),
-                    "params": ok["params"].median(), "train_time_s": ok["train_time_s"].median(),
-                    "time_per_epoch_s": ok["time_per_epoch_s"].median(), "peak_cuda_mb": ok["peak_cuda_mb"].median(),
-                    "peak_cpu_mb": ok["peak_cpu_mb"].median(), "device": key[2]})
+        rec.update({"test_loss": st["test_loss_mean"], "test_accuracy": st["test_accuracy_mean"],
+                    "params": st["params"], "train_time_s": st["train_time_median_s"],
+                    "time_per_epoch_s": st["time_per_epoch_median_s"], "peak_cuda_mb": st["peak_cuda_mb_median"],
+                    "peak_cpu_mb": st["peak_cpu_mb_median"], "device": key[2]})
         rec.update(_provenance(g))
         out.append(rec)
     for r in frame[frame["table"] != "runs"].to_dict("records"):

@@ -6,6 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from rote_hf.mdl.strata import LLM_K_NEXT, LLM_N_SHOWN
+
 QUERY_HELP = "ask an LLM to continue MDL-stratified integer sequences; print metrics per stratum; store rows"
 
 
@@ -31,8 +33,8 @@ def add_query_arguments(p: argparse.ArgumentParser) -> None:
                    help="dataset path or repo id, or a .json/.jsonl file of rows (default: rote/oeis-mdl)")
     p.add_argument("--dataset-config", default="llm-eval", help="dataset config (default: llm-eval; 'oeis' for all)")
     p.add_argument("--split", default=None, help="dataset split (default: the only one)")
-    p.add_argument("--n-shown", type=int, default=20, help="terms shown (paper: 20)")
-    p.add_argument("--k-next", type=int, default=3, help="terms to predict (paper: 3)")
+    p.add_argument("--n-shown", type=int, default=LLM_N_SHOWN, help=f"terms shown (paper: {LLM_N_SHOWN})")
+    p.add_argument("--k-next", type=int, default=LLM_K_NEXT, help=f"terms to predict (paper: {LLM_K_NEXT})")
     p.add_argument("--max-tokens", type=int, default=1024, help="reply budget in tokens (paper: 400, see docs/llm.md)")
     p.add_argument("--seed", type=_seed, default=0, help="sampling seed sent to the server, or 'none' (default: 0)")
     p.add_argument("--timeout", type=float, default=60.0, help="seconds per request (default: 60)")

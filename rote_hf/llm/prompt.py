@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rote_hf.mdl.strata import LLM_K_NEXT, LLM_N_SHOWN
+
 ABSTAIN = "NO_FORMULA_FOUND"
 """The formula value that means "I have no rule" (abstention)."""
 
@@ -20,8 +22,8 @@ SYSTEM_PROMPT = (
     "Reply with one JSON object and nothing else."
 )
 
-PAPER_N_SHOWN = 20
-PAPER_K_NEXT = 3
+PAPER_N_SHOWN = LLM_N_SHOWN  # the paper's protocol, whose one home is rote_hf.mdl.strata
+PAPER_K_NEXT = LLM_K_NEXT
 
 
 def next_key(k_next: int) -> str:

@@ -28,6 +28,8 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
+from rote_hf.registry import Registry
+
 API_KEY_ENV = ("ROTE_LLM_API_KEY", "HF_TOKEN")
 """Environment variables read for the API token, first set wins."""
 
@@ -52,24 +54,18 @@ class Responder(Protocol):
     def respond(self, messages: Messages) -> str: ...
 
 
-RESPONDERS: dict[str, Callable[..., Responder]] = {}
+RESPONDERS: Registry[Callable[..., Responder]] = Registry("responder kind")
+"""Responder kind -> factory; a second registration of a kind is refused (``ValueError``)."""
 
 
 def register_responder(name: str) -> Callable[[type], type]:
     """Class decorator adding a responder factory to :data:`RESPONDERS` under ``name``."""
-
-    def deco(cls: type) -> type:
-        RESPONDERS[name] = cls
-        return cls
-
-    return deco
+    return RESPONDERS.register(name)
 
 
 def make_responder(kind: str, **kwargs: Any) -> Responder:
     """Build the responder registered as ``kind`` (``ValueError`` naming the known kinds)."""
-    if kind not in RESPONDERS:
-        raise ValueError(f"kind must be one of {sorted(RESPONDERS)}, got {kind!r}")
-    return RESPONDERS[kind](**kwargs)
+    return RESPONDERS.get(kind)(**kwargs)
 
 
 @dataclass(frozen=True)

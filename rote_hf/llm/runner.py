@@ -28,8 +28,9 @@ from rote_hf.llm.cache import ReplyCache
 from rote_hf.llm.parse import ParsedResponse, api_error, parse_response
 from rote_hf.llm.prompt import SYSTEM_PROMPT, PromptConfig, build_messages
 from rote_hf.llm.responders import Responder, ResponderError
+from rote_hf.mdl.strata import LLM_STRATA, llm_stratum
 
-STRATA_ORDER = ("clean", "revising", "wilderness")
+STRATA_ORDER = LLM_STRATA
 SUITE, PROTOCOL, CONFIG = "mdl", "llm-query", "llm-eval"
 ALL = "all"
 
@@ -67,16 +68,6 @@ def _ints(values: Iterable[Any], name: str) -> list[int]:
     return out
 
 
-def _stratum_of(row: Mapping[str, Any]) -> str:
-    if row.get("stratum"):
-        return str(row["stratum"])
-    if row.get("genuine_wilderness"):
-        return "wilderness"
-    if "regime" in row:
-        return str(row["regime"])
-    raise ValueError("rows must have a 'stratum' (llm-eval config) or a 'regime' (oeis config) column")
-
-
 def items_from_rows(rows: Iterable[Mapping[str, Any]], prompt: PromptConfig = PromptConfig()) -> list[SampleItem]:
     """Sample items from ``llm-eval`` rows (``shown`` + ``answer``) or ``oeis`` rows (``terms``).
 
@@ -96,7 +87,7 @@ def items_from_rows(rows: Iterable[Mapping[str, Any]], prompt: PromptConfig = Pr
             raise ValueError("rows must have 'shown' and 'answer' (llm-eval) or 'terms' (oeis) columns")
         if len(terms) < need:
             raise ValueError(f"sequence {row['anum']} has {len(terms)} terms; n_shown + k_next = {need} are needed")
-        items.append(SampleItem(str(row["anum"]), _stratum_of(row), tuple(terms[: prompt.n_shown]),
+        items.append(SampleItem(str(row["anum"]), llm_stratum(row), tuple(terms[: prompt.n_shown]),
                                 tuple(terms[prompt.n_shown : need])))
     return items
 

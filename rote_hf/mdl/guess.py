@@ -162,7 +162,8 @@ def _lower_bound(bound: str, r: int, d: int) -> int:
     return 0
 
 
-def _validate(max_order: int, max_degree: int, slack: int, encoding: str, bound: str) -> None:
+def validate_settings(max_order: int, max_degree: int, slack: int, encoding: str, bound: str) -> None:
+    """``TypeError``/``ValueError`` naming the argument when a guesser setting is out of range."""
     for name, value, low in (("max_order", max_order, 1), ("max_degree", max_degree, 0), ("slack", slack, 0)):
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"{name} must be an int, got {type(value).__name__}")
@@ -266,7 +267,7 @@ def guess(
     """
     if not _checked:
         terms = check_terms(terms, min_terms=0)
-        _validate(max_order, max_degree, slack, encoding, bound)
+        validate_settings(max_order, max_degree, slack, encoding, bound)
     if candidates not in CANDIDATES:
         raise ValueError(f"candidates must be one of {list(CANDIDATES)}, got {candidates!r}")
     solve = get_backend(backend)
@@ -377,7 +378,7 @@ def fit(
     strictly cheaper.
     """
     seq = check_terms(terms, min_terms=1)
-    _validate(max_order, max_degree, slack, encoding, bound)
+    validate_settings(max_order, max_degree, slack, encoding, bound)
     return guess(
         seq,
         max_order=max_order,

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from rote_hf.mdl.codes import check_terms, literal_costs
-from rote_hf.mdl.guess import CANDIDATES, SLACK, Hypothesis, IncrementalGuesser, WindowRows, _validate, guess
+from rote_hf.mdl.guess import CANDIDATES, SLACK, Hypothesis, IncrementalGuesser, WindowRows, guess, validate_settings
 
 N_MIN = 6
 LITERAL = "literal"
@@ -186,7 +186,7 @@ def spectrum(
     if solver not in SOLVERS:
         raise ValueError(f"solver must be one of {list(SOLVERS)}, got {solver!r}")
     seq = check_terms(terms, min_terms=1)
-    _validate(max_order, max_degree, slack, encoding, bound)
+    validate_settings(max_order, max_degree, slack, encoding, bound)
     if isinstance(n_min, bool) or not isinstance(n_min, int) or n_min < 1:
         raise ValueError(f"n_min must be an int >= 1, got {n_min!r}")
     if len(seq) < n_min:

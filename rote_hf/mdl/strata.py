@@ -13,6 +13,12 @@ from collections.abc import Iterable, Mapping
 STRATA: tuple[str, ...] = ("clean", "revising", "wilderness", "prefix-only-other", "no-fit")
 N_ID_BINS: tuple[str, ...] = ("<=7", "8-10", ">=11")
 
+#: The strata the LLM evaluation samples, in the paper's order (tables list them so).
+LLM_STRATA: tuple[str, ...] = ("clean", "revising", "wilderness")
+#: The paper's LLM protocol (mdl.md §9): the first 20 terms are shown, the next 3 are asked for.
+LLM_N_SHOWN = 20
+LLM_K_NEXT = 3
+
 
 def stratum(row: Mapping) -> str:
     """clean / revising / wilderness (genuine) / prefix-only-other (truncation or < 40 terms) / no-fit."""
@@ -22,6 +28,28 @@ def stratum(row: Mapping) -> str:
     if regime not in ("clean", "revising", "no-fit"):
         raise ValueError(f"row['regime'] must be one of clean, revising, prefix-only, no-fit, got {regime!r}")
     return regime
+
+
+def llm_stratum(row: Mapping) -> str:
+    """The stratum of a row handed to the LLM evaluation.
+
+    A row of the frozen ``llm-eval`` sample carries its ``stratum`` (one of :data:`LLM_STRATA`,
+    drawn with :func:`stratum`'s meaning); a sweep row (``regime``, ``genuine_wilderness``) is
+    classified by :func:`stratum`, with two differences kept from the query runner's own rule
+    (they name strata outside the sampled three, which the paper never reports): a prefix-only
+    row that is not genuine wilderness is ``"prefix-only"`` (its regime) where :func:`stratum`
+    says ``"prefix-only-other"``, and a regime outside the sweep's four (a user's own label) is
+    used as it is instead of refused. A row with neither column raises ``ValueError``.
+    """
+    if row.get("stratum"):
+        return str(row["stratum"])
+    if row.get("genuine_wilderness"):
+        return "wilderness"
+    if "regime" in row:
+        if row["regime"] in ("clean", "revising", "no-fit"):
+            return stratum(row)
+        return str(row["regime"])
+    raise ValueError("rows must have a 'stratum' (llm-eval config) or a 'regime' (oeis config) column")
 
 
 def n_id_bin(n_id: int | None) -> str | None:

@@ -51,11 +51,38 @@ def _metric(df, name: str):
                      index=df.index, dtype=float)
 
 
+#: Per-fit columns :func:`rote_stats` reads (a missing column counts as all-NaN).
+ROTE_FIT_COLUMNS = ("DL", "JW", "exact", "test_loss", "test_accuracy", "param_count", "train_time_s",
+                    "time_per_epoch_s", "epochs", "peak_cuda_mb", "peak_cpu_mb")
+
+
+def rote_stats(ok) -> dict[str, float]:
+    """The ROTE figures of a group of finished fits, one flat row per fit (columns
+    :data:`ROTE_FIT_COLUMNS`): test loss median/mean, accuracy mean, DL mean/sd/95 % CI, JW mean,
+    exact-rollout rate, medians of train time, time/epoch, epochs, peak CUDA/CPU MB and parameters.
+    The one aggregation behind :func:`rote_summary` and the leaderboard's ROTE board."""
+    import pandas as pd
+
+    def col(name: str):
+        return ok[name].astype(float) if name in ok else pd.Series(math.nan, index=ok.index, dtype=float)
+
+    dl = col("DL")
+    lo, hi = t_interval(dl)
+    return {
+        "test_loss_median": col("test_loss").median(), "test_loss_mean": col("test_loss").mean(),
+        "test_accuracy_mean": col("test_accuracy").mean(),
+        "DL_mean": dl.mean(), "DL_sd": dl.std(ddof=1), "DL_ci95_low": lo, "DL_ci95_high": hi,
+        "JW_mean": col("JW").mean(), "exact_rate": col("exact").mean(),
+        "train_time_median_s": col("train_time_s").median(), "time_per_epoch_median_s": col("time_per_epoch_s").median(),
+        "epochs_median": col("epochs").median(), "peak_cuda_mb_median": col("peak_cuda_mb").median(),
+        "peak_cpu_mb_median": col("peak_cpu_mb").median(), "params": col("param_count").median(),
+    }
+
+
 def rote_summary(df, *, suite: str = "rote", by: tuple[str, ...] = ("model",), source: str = "ours"):
-    """ROTE figures per ``by`` (``"model"``, ``"n"``, ``"c"``): fits, failed, test loss median/mean,
-    accuracy mean, DL mean/sd/95 % CI, JW mean, exact-rollout rate, train time median,
-    time/epoch median, peak CUDA/CPU MB median, parameters. Rows without a rollout metric (published
-    table cells) are left out; ``source="paper"`` aggregates the archived per-fit rows."""
+    """ROTE figures per ``by`` (``"model"``, ``"n"``, ``"c"``): fits, failed and :func:`rote_stats`.
+    Rows without a rollout metric (published table cells) are left out; ``source="paper"``
+    aggregates the archived per-fit rows."""
     import pandas as pd
 
     df = _ours(df, suite, source).copy()
@@ -66,19 +93,11 @@ def rote_summary(df, *, suite: str = "rote", by: tuple[str, ...] = ("model",), s
     out = []
     for key, g in df.groupby(keys, sort=True):
         ok = g[g["status"] == "ok"]
-        dl = _metric(ok, "DL")
-        lo, hi = t_interval(dl)
+        flat = pd.DataFrame({name: _metric(ok, name) for name in ("DL", "JW", "exact", "test_loss", "test_accuracy")})
+        for name in ROTE_FIT_COLUMNS[5:]:
+            flat[name] = ok[name]
         rec = dict(zip(keys, key if isinstance(key, tuple) else (key,)))
-        rec.update({
-            "fits": len(ok), "failed": int((g["status"] == "failed").sum()),
-            "test_loss_median": _metric(ok, "test_loss").median(), "test_loss_mean": _metric(ok, "test_loss").mean(),
-            "test_accuracy_mean": _metric(ok, "test_accuracy").mean(),
-            "DL_mean": dl.mean(), "DL_sd": dl.std(ddof=1), "DL_ci95_low": lo, "DL_ci95_high": hi,
-            "JW_mean": _metric(ok, "JW").mean(), "exact_rate": _metric(ok, "exact").mean(),
-            "train_time_median_s": ok["train_time_s"].median(), "time_per_epoch_median_s": ok["time_per_epoch_s"].median(),
-            "epochs_median": ok["epochs"].median(), "peak_cuda_mb_median": ok["peak_cuda_mb"].median(),
-            "peak_cpu_mb_median": ok["peak_cpu_mb"].median(), "params": ok["param_count"].median(),
-        })
+        rec.update({"fits": len(ok), "failed": int((g["status"] == "failed").sum()), **rote_stats(flat)})
         out.append(rec)
     return pd.DataFrame(out)
 

@@ -164,6 +164,14 @@ class ResultRow:
         return cls(**kwargs)
 
 
+def decode_json_columns(frame):
+    """``frame`` (a pandas DataFrame of stored rows) with its :data:`JSON_COLUMNS` decoded to dicts
+    (empty or missing text -> ``{}``), in place; returns it."""
+    for name in JSON_COLUMNS:
+        frame[name] = [json.loads(v) if isinstance(v, str) and v else {} for v in frame[name]]
+    return frame
+
+
 def _is_missing(value: Any) -> bool:
     if value is None:
         return True

@@ -1,5 +1,7 @@
 """rote_hf.train: the ROTE and CogScale protocols, measurement, sweep configs and the Accelerate loop.
 
+Which executor runs a spec is the suite's business (:mod:`rote_hf.suites`).
+
 Importing this package is cheap: torch and accelerate are imported inside the functions.
 
 >>> from rote_hf.train import SweepConfig, expand, run_specs
@@ -11,10 +13,10 @@ from rote_hf.train.cogscale import CogScaleData, CogScaleProtocol, fit_cogscale,
 from rote_hf.train.config import RunSpec, SweepConfig, expand
 from rote_hf.train.loop import LoopReport, check_world, make_accelerator, run_config, run_specs, shard
 from rote_hf.train.rote import RoteData, RoteProtocol, fit_rote, rollout
-from rote_hf.train.suites import EXECUTORS, execute, run_cogscale, run_rote
+from rote_hf.train.suites import execute, run_cogscale, run_rote
 
 __all__ = [
-    "CogScaleData", "CogScaleProtocol", "EXECUTORS", "LoopReport", "RoteData", "RoteProtocol", "RunSpec",
+    "CogScaleData", "CogScaleProtocol", "LoopReport", "RoteData", "RoteProtocol", "RunSpec",
     "SweepConfig", "check_world", "execute", "expand", "fit_cogscale", "fit_esn", "fit_rote", "make_accelerator",
     "rollout", "run_cogscale", "run_config", "run_rote", "run_specs", "shard",
 ]

@@ -181,7 +181,7 @@ def fit_cogscale(build_model: Callable[[], Any], data: CogScaleData, protocol: C
     import numpy as np
     import torch
 
-    from rote_hf.train.rote import _epoch_order
+    from rote_hf.train.rote import epoch_order
 
     if not isinstance(data, CogScaleData):
         raise TypeError(f"data must be a CogScaleData, got {type(data).__name__}")
@@ -201,7 +201,7 @@ def fit_cogscale(build_model: Callable[[], Any], data: CogScaleData, protocol: C
         for epoch in range(1, protocol.max_epochs + 1):
             model.train()
             losses = []
-            order = _epoch_order(len(X))
+            order = epoch_order(len(X))
             for s in range(0, len(order), protocol.batch_size):
                 idx = order[s:s + protocol.batch_size]
                 optimizer.zero_grad()

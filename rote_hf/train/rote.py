@@ -16,11 +16,12 @@ evaluation loaders draw one base seed too), so a fit here equals the reference f
 
 from __future__ import annotations
 
-import importlib
 import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
+
+from rote_hf.registry import resolve_object
 
 OPTIMIZERS = ("AdamW", "Adam")
 
@@ -135,14 +136,6 @@ class RoteFit:
     history: list[tuple[float, float, float]] = field(default_factory=list)
 
 
-def resolve_callable(spec: str) -> Callable[..., Any]:
-    """``"module:attr"`` -> the attribute (imported lazily)."""
-    module, sep, attr = spec.partition(":")
-    if not sep or not module or not attr:
-        raise ValueError(f"callable must be written 'module:function', got {spec!r}")
-    return getattr(importlib.import_module(module), attr)
-
-
 def _draw_seed() -> int:
     """One ``int64`` draw from the global torch RNG, as DataLoader and RandomSampler do."""
     import torch
@@ -150,7 +143,7 @@ def _draw_seed() -> int:
     return int(torch.empty((), dtype=torch.int64).random_().item())
 
 
-def _epoch_order(n: int):
+def epoch_order(n: int):
     """The index order of one ``DataLoader(shuffle=True)`` pass (same global-RNG draws)."""
     import torch
 
@@ -223,7 +216,7 @@ def fit_rote(
         raise ValueError(f"run must be an integer >= 0, got {run!r}")
     device = torch.device(device)
     n = len(data.alphabet)
-    metric_fns = {name: resolve_callable(spec) for name, spec in protocol.rollout_metrics}
+    metric_fns = {name: resolve_object(spec) for name, spec in protocol.rollout_metrics}
     with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
         torch.manual_seed(protocol.base_seed + run)
         model = build_model().to(device)
@@ -238,7 +231,7 @@ def fit_rote(
         stop_reason, epoch = "max_epochs", 0
         for epoch in range(1, protocol.max_epochs + 1):
             model.train()
-            order = _epoch_order(len(y_train)).to(device)
+            order = epoch_order(len(y_train)).to(device)
             train_losses = []
             for s in range(0, len(order), protocol.batch_size):
                 idx = order[s:s + protocol.batch_size]

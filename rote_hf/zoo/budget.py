@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any, Callable, Mapping
 
-from .registry import ModelSpec
+from .spec import ModelSpec
 
 BUDGET_TOLERANCE = 0.10
 

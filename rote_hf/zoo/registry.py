@@ -1,111 +1,30 @@
-"""The architecture registry: name -> builder, plus the per-name facts the presets need.
+"""The architecture registry: model name -> :class:`~rote_hf.zoo.spec.ModelSpec`.
 
-A *builder* takes ``(input_size, output_size, **arch)`` and returns an ``nn.Module`` that maps
-``x`` of shape (batch, time, input_size), float, to per-step outputs (batch, time, output_size).
-Adding an architecture is one module with one ``@register(...)`` decorator.
+The entries are registered by the family modules (``rote_hf.zoo.families``) through
+:func:`rote_hf.zoo.spec.register`; the lookups here import the families first, so every name
+is known whichever module asked.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
-
-Builder = Callable[..., Any]  # (input_size, output_size, **arch) -> torch.nn.Module
-
-
-@dataclass(frozen=True)
-class ModelSpec:
-    """What the zoo knows about one registry name.
-
-    name: registry key. family: the architecture family (several names may share one).
-    source: where the core comes from ("torch.nn", "minGRU-pytorch 0.2.1", "ours", ...).
-    causal: False only for models whose output at step t depends on inputs after t.
-    width_key: the architecture argument that budgets and matched grids vary.
-    width_min / width_step: smallest legal width and the granularity budgets search over.
-    defaults: architecture arguments used when no preset is given.
-    presets: preset name -> architecture arguments that preset fixes (merged over defaults).
-    width_max: largest width a budget search may try.
-    count: optional closed form (input_size, output_size, arch) -> trainable parameters, used to
-        search budgets without building; tests check it against the built model.
-    monotone: False when the count is not non-decreasing in width (budgets then scan every width).
-    """
-
-    name: str
-    family: str
-    source: str
-    causal: bool
-    width_key: str
-    width_min: int
-    width_step: int
-    defaults: Mapping[str, Any]
-    presets: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
-    builder: Builder | None = None
-    description: str = ""
-    width_max: int = 1 << 14
-    count: Callable[[int, int, Mapping[str, Any]], int] | None = None
-    monotone: bool = True
-
-
-_REGISTRY: dict[str, ModelSpec] = {}
-
-
-def register(
-    name: str,
-    *,
-    family: str,
-    source: str,
-    width_key: str,
-    defaults: Mapping[str, Any],
-    presets: Mapping[str, Mapping[str, Any]] | None = None,
-    causal: bool = True,
-    width_min: int = 1,
-    width_step: int = 1,
-    width_max: int = 1 << 14,
-    count: Callable[[int, int, Mapping[str, Any]], int] | None = None,
-    monotone: bool = True,
-    description: str = "",
-) -> Callable[[Builder], Builder]:
-    """Decorator: register ``builder`` under ``name`` (names are unique)."""
-
-    def deco(builder: Builder) -> Builder:
-        if name in _REGISTRY:
-            raise ValueError(f"name {name!r} is already registered")
-        _REGISTRY[name] = ModelSpec(
-            name=name,
-            family=family,
-            source=source,
-            causal=causal,
-            width_key=width_key,
-            width_min=width_min,
-            width_step=width_step,
-            defaults=dict(defaults),
-            presets={k: dict(v) for k, v in (presets or {}).items()},
-            builder=builder,
-            description=description or (builder.__doc__ or "").strip().split("\n")[0],
-            width_max=width_max,
-            count=count,
-            monotone=monotone,
-        )
-        return builder
-
-    return deco
+from .spec import MODELS, ModelSpec, register
 
 
 def _load_families() -> None:
-    # Import for the side effect of registration; cheap (families import torch lazily inside builders
-    # only where a third-party package is optional).
+    # Import for the side effect of registration (families import torch lazily where optional).
     from . import families  # noqa: F401
 
 
 def names() -> tuple[str, ...]:
     """All registry names, sorted."""
     _load_families()
-    return tuple(sorted(_REGISTRY))
+    return tuple(MODELS.names())
 
 
 def get_spec(name: str) -> ModelSpec:
     """The ``ModelSpec`` of ``name``; ValueError listing the allowed names otherwise."""
     _load_families()
-    if not isinstance(name, str) or name not in _REGISTRY:
-        raise ValueError(f"name must be one of {sorted(_REGISTRY)}, got {name!r}")
-    return _REGISTRY[name]
+    return MODELS.get(name)
+
+
+__all__ = ["MODELS", "ModelSpec", "get_spec", "names", "register"]

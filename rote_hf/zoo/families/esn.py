@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..registry import register
+from ..spec import register
 
 
 def _reservoir_matrices(units, input_size, *, leak_rate, spectral_radius, input_scaling, input_connectivity,

@@ -11,7 +11,7 @@ import torch
 from torch import nn
 
 from ..layers import SinusoidalPositions, optional_import, rote_num_heads
-from ..registry import register
+from ..spec import register
 
 _ATTN_PRESETS = {
     "rote-paper": {"d_model": 256, "num_layers": 2, "nhead": None},

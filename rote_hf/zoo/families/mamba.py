@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..registry import register
+from ..spec import register
 from ..scan import chunked_scan, sequential_scan, use_chunked
 
 

@@ -21,7 +21,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..layers import optional_import
-from ..registry import register
+from ..spec import register
 from ..scan import chunked_scan, sequential_scan, use_chunked
 
 _MIN_PRESETS = {

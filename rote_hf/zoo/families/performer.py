@@ -26,7 +26,7 @@ import torch
 from torch import nn
 
 from ..layers import SinusoidalPositions, optional_import, rote_num_heads
-from ..registry import register
+from ..spec import register
 
 _WARNED = False
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..registry import register
+from ..spec import register
 
 _RNN_PRESETS = {
     "rote-paper": {"hidden_size": 128, "num_layers": 2},

@@ -18,7 +18,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from ..registry import register
+from ..spec import register
 from ..scan import chunked_scan, sequential_scan, use_chunked
 
 

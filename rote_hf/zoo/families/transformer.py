@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 from ..layers import SinusoidalPositions, causal_mask, rote_num_heads
-from ..registry import register
+from ..spec import register
 
 
 def _heads(d_model: int, nhead: int | None) -> int:

@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from ..layers import optional_import
-from ..registry import register
+from ..spec import register
 
 
 def _stack(d_model: int, num_blocks: int, slstm_at: tuple[int, ...], context_length: int, backend: str):
