@@ -21,7 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from rote_hf.cogscale import TASKS, build_task, resolve_params  # noqa: E402
-from tests.cogscale.reference import assert_same, legacy_columns_to_alphabetical, reference_build  # noqa: E402
+from benchmarks.cogscale_reference import assert_same, legacy_columns_to_alphabetical, reference_build  # noqa: E402
 
 
 def _cache_reference_csl() -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import random
-import sys
 from importlib import resources
 from pathlib import Path
 
@@ -23,29 +22,30 @@ from rote_hf.mdl import classical_corpus, spectrum
 from rote_hf.mdl.controls import deception_controls, growth_controls, phase_controls, true_period, unplanted_controls
 from rote_hf.mdl.oeis_io import read_stripped, sample_records
 from rote_hf.mdl.spectrum import Spectrum
-from rote_hf.mdl.strata import format_summary, summarise
+from rote_hf.mdl.bigint import dumps_int_rows, dumps_json, format_int
+from rote_hf.mdl.strata import LLM_K_NEXT, LLM_N_SHOWN, LLM_STRATA, format_summary, summarise
+from rote_hf.mdl.strata import stratum as classify
 from rote_hf.mdl.sweep import SweepConfig, iter_sweep
 
 REPO = "oeis-mdl"
 ENV_STRIPPED = "ROTE_HF_OEIS_STRIPPED"
 LLM_PER_STRATUM = 20
-LLM_SHOWN = 20
-LLM_NEXT = 3
+LLM_SHOWN = LLM_N_SHOWN
+LLM_NEXT = LLM_K_NEXT
 LLM_SEED = 0
-LLM_STRATA: tuple[str, ...] = ("clean", "revising", "wilderness")
 
 
 def _state(sig: object) -> str:
     if sig == "literal":
         return "literal"
     r, d, coeffs = sig  # type: ignore[misc]
-    return json.dumps({"r": r, "d": d, "coeffs": [list(c) for c in coeffs]})
+    return dumps_json({"r": r, "d": d, "coeffs": [list(c) for c in coeffs]})
 
 
 def _trajectory(sp: Spectrum) -> dict:
     h = sp.hypothesis
     return {
-        "terms": [str(t) for t in sp.terms],
+        "terms": [format_int(t) for t in sp.terms],
         "n_values": list(sp.n_values),
         "L": list(sp.L),
         "L_lit": list(sp.L_lit),
@@ -62,7 +62,7 @@ def _trajectory(sp: Spectrum) -> dict:
         "order": None if h is None else h.order,
         "degree": None if h is None else h.degree,
         "L_H": None if h is None else h.cost,
-        "operator": None if h is None else json.dumps([list(c) for c in h.coeffs]),
+        "operator": None if h is None else dumps_int_rows(h.coeffs),
         "recurrence": None if h is None else h.recurrence(),
         "compression_ratio": sp.compression_ratio,
     }
@@ -135,7 +135,6 @@ def oeis_rows(stripped: str | os.PathLike | None = None, *, limit: int | None = 
     """Sweep rows of the OEIS input (sorted by A-number) and provenance facts for the card."""
     from rote_hf.mdl.sample import sample_header, sample_path
 
-    sys.set_int_max_str_digits(0)
     path = Path(stripped) if stripped is not None else sample_path()
     records, rep = read_stripped(path, min_terms=config.min_terms)
     chosen = sorted(sample_records(records, min_terms=config.min_terms, limit=limit, seed=0), key=lambda r: r.anum)
@@ -154,7 +153,7 @@ def oeis_rows(stripped: str | os.PathLike | None = None, *, limit: int | None = 
             {
                 "anum": row["anum"],
                 "n_available": row["n_available"],
-                "terms": [str(t) for t in terms[row["anum"]]],
+                "terms": [format_int(t) for t in terms[row["anum"]]],
                 "budget": config.budget,
                 **{k: row[k] for k in (
                     "regime", "discovery_point", "stabilisation_point", "n_revisions", "n_struct_revisions",
@@ -175,11 +174,7 @@ def llm_eval_rows(oeis: list[dict], *, per_stratum: int = LLM_PER_STRATUM, seed:
     """A frozen stratified sample: clean / revising / wilderness (genuine: no operator on all
     terms, >= 40 terms), first 20 terms shown and the next 3 as the answer."""
     need = LLM_SHOWN + LLM_NEXT
-    strata = {
-        "clean": [r for r in oeis if r["regime"] == "clean"],
-        "revising": [r for r in oeis if r["regime"] == "revising"],
-        "wilderness": [r for r in oeis if r["genuine_wilderness"]],
-    }
+    strata = {s: [r for r in oeis if classify(r) == s] for s in LLM_STRATA}  # rote_hf.mdl.strata's meaning
     out = []
     for stratum in LLM_STRATA:
         pool = sorted((r for r in strata[stratum] if r["n_available"] >= need), key=lambda r: r["anum"])

@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from rote_hf.mdl.bigint import dumps_int_rows, dumps_json, format_int, parse_int
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -49,7 +51,6 @@ def _learner_options(p: argparse.ArgumentParser, with_bounds: bool = True) -> No
 
 def parse_terms(tokens: list[str]) -> list[int]:
     """Integers from CLI tokens such as ``['0,1,1,2,...']`` or ``['0', '1', '1']``."""
-    sys.set_int_max_str_digits(0)
     parts = [t.strip() for tok in tokens for t in tok.replace(";", ",").split(",")]
     parts = [t for p in parts for t in p.split()]
     while parts and parts[-1] in ("...", "…"):
@@ -59,7 +60,7 @@ def parse_terms(tokens: list[str]) -> list[int]:
         if not t:
             continue
         try:
-            out.append(int(t))
+            out.append(parse_int(t))
         except ValueError:
             raise ValueError(f"terms must be integers separated by commas or spaces, got {t!r}") from None
     return out
@@ -89,7 +90,7 @@ def _mdl(args: argparse.Namespace) -> int:
             "R": list(sp.R),
             "rho": list(sp.rho),
         }
-        print(json.dumps(out, default=str))
+        print(dumps_json(out, default=str))
         return 0
     print(f"terms: {len(terms)}   literal cost L_lit = {sp.L_lit[-1]} bits   encoding: {args.encoding}")
     if h is None:
@@ -97,9 +98,9 @@ def _mdl(args: argparse.Namespace) -> int:
     else:
         coeffs = "; ".join("p%d(n) = %s" % (i, _poly(row)) for i, row in enumerate(h.coeffs))
         print(f"operator: order r = {h.order}, degree d = {h.degree}, L(H) = {h.cost} bits   [{coeffs}]")
-        print(f"recurrence: {h.recurrence()}   initial terms: {', '.join(map(str, h.initial))}")
+        print(f"recurrence: {h.recurrence()}   initial terms: {', '.join(map(format_int, h.initial))}")
         if nxt is not None:
-            print(f"next terms: {', '.join(map(str, nxt))}")
+            print(f"next terms: {', '.join(map(format_int, nxt))}")
     fmt = lambda v: "-" if v is None else str(v)  # noqa: E731
     print(
         f"regime: {sp.regime}   discovery n_d = {fmt(sp.discovery_point)}   stabilisation = {fmt(sp.stabilisation_point)}   "
@@ -116,7 +117,7 @@ def _mdl(args: argparse.Namespace) -> int:
 
 
 def _poly(row: tuple[int, ...]) -> str:
-    terms = [f"{c}" + ("" if j == 0 else "*n" if j == 1 else f"*n^{j}") for j, c in enumerate(row) if c]
+    terms = [format_int(c) + ("" if j == 0 else "*n" if j == 1 else f"*n^{j}") for j, c in enumerate(row) if c]
     return " + ".join(terms).replace("+ -", "- ") if terms else "0"
 
 
@@ -124,7 +125,7 @@ def _state(sig: object) -> str:
     if sig == "literal":
         return "literal"
     r, d, coeffs = sig  # type: ignore[misc]
-    return f"r={r} d={d} {json.dumps([list(c) for c in coeffs])}"
+    return f"r={r} d={d} {dumps_int_rows(coeffs)}"
 
 
 def _sweep(args: argparse.Namespace) -> int:

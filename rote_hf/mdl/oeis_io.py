@@ -16,10 +16,11 @@ import io
 import os
 import random
 import re
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from rote_hf.mdl.bigint import parse_int
 
 ON_BAD: tuple[str, ...] = ("reject", "stop")
 _ANUM = re.compile(r"A\d{6,}\Z")
@@ -90,7 +91,7 @@ def parse_stripped_line(line: str, *, on_bad: str = "reject") -> tuple[OeisRecor
                 return None, "malformed"
             status = "truncated"
             break
-        terms.append(int(tok))
+        terms.append(parse_int(tok))
     if not terms and status == "ok":
         return OeisRecord(anum, ()), "empty"
     return OeisRecord(anum, tuple(terms)), status
@@ -107,7 +108,6 @@ def iter_stripped(
         raise ValueError(f"on_bad must be one of {list(ON_BAD)}, got {on_bad!r}")
     if isinstance(min_terms, bool) or not isinstance(min_terms, int) or min_terms < 0:
         raise ValueError(f"min_terms must be an int >= 0, got {min_terms!r}")
-    sys.set_int_max_str_digits(0)  # OEIS terms can exceed 4300 digits
     rep = report if report is not None else ReadReport()
     with _open_text(path) as fh:
         for line in fh:
@@ -163,7 +163,6 @@ def read_bfile(path: str | os.PathLike) -> tuple[int, tuple[int, ...]]:
 
     The index column must be consecutive; ``ValueError`` names the first bad line otherwise.
     """
-    sys.set_int_max_str_digits(0)
     idx: list[int] = []
     vals: list[int] = []
     with _open_text(path) as fh:
@@ -174,7 +173,7 @@ def read_bfile(path: str | os.PathLike) -> tuple[int, tuple[int, ...]]:
             parts = line.split()
             if len(parts) != 2 or not all(_INT.match(p) for p in parts):
                 raise ValueError(f"b-file line {k} must be 'n a(n)', got {line[:60]!r}")
-            n, v = int(parts[0]), int(parts[1])
+            n, v = int(parts[0]), parse_int(parts[1])
             if idx and n != idx[-1] + 1:
                 raise ValueError(f"b-file line {k}: index {n} does not follow {idx[-1]}")
             idx.append(n)

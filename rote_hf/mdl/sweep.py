@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from rote_hf.mdl.bigint import dumps_int_rows
 from rote_hf.mdl.guess import fit
 from rote_hf.mdl.oeis_io import OeisRecord
 from rote_hf.mdl.spectrum import spectrum
@@ -60,12 +60,12 @@ def analyse(anum: str, terms: Sequence[int], config: SweepConfig = SweepConfig()
         )
         h = sp.hypothesis
         row.update(sp.summary())
-        row["operator"] = None if h is None else json.dumps([list(c) for c in h.coeffs])
+        row["operator"] = None if h is None else dumps_int_rows(h.coeffs)
         row["recurrence"] = None if h is None else h.recurrence()
         audit_op = None
         if config.audit and sp.regime == "prefix-only" and len(terms) > len(used):
             full = fit(terms, config.max_order, config.max_degree, config.encoding, backend=config.backend)
-            audit_op = None if full is None else json.dumps([list(c) for c in full.coeffs])
+            audit_op = None if full is None else dumps_int_rows(full.coeffs)
         row["audit_operator"] = audit_op
         row["genuine_wilderness"] = bool(
             sp.regime == "prefix-only" and audit_op is None and len(terms) >= GENUINE_MIN_TERMS and config.audit
@@ -77,7 +77,6 @@ def analyse(anum: str, terms: Sequence[int], config: SweepConfig = SweepConfig()
 
 
 def _analyse_star(args: tuple[str, tuple[int, ...], SweepConfig]) -> dict:
-    sys.set_int_max_str_digits(0)
     return analyse(*args)
 
 
@@ -106,7 +105,6 @@ def iter_sweep(
     records: Iterable[OeisRecord], config: SweepConfig = SweepConfig(), *, workers: int = 1, chunksize: int = 8
 ) -> Iterator[dict]:
     """Rows for ``records`` in input order, computed on ``workers`` processes (1: in-process)."""
-    sys.set_int_max_str_digits(0)
     tasks = ((r.anum, r.terms, config) for r in records)
     if workers <= 1:
         yield from map(_analyse_star, tasks)

@@ -22,6 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 SOURCES = ("ours", "paper")
+#: Version of the row layout written by this code. 1: the ``schema_version`` column itself
+#: (rows stored before it existed read back as version 0; their other columns are unchanged).
+SCHEMA_VERSION = 1
 STATUSES = ("ok", "failed")
 
 #: Columns holding dictionaries (stored as canonical JSON text).
@@ -112,6 +115,7 @@ class ResultRow:
     config_hash: str = ""
     timestamp: str = ""
     verified: bool = False
+    schema_version: int = SCHEMA_VERSION
 
     def __post_init__(self) -> None:
         for name in ("run_id", "suite", "task", "model"):
@@ -122,6 +126,8 @@ class ResultRow:
             raise ValueError(f"source must be one of {SOURCES}, got {self.source!r}")
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+        if isinstance(self.schema_version, bool) or not isinstance(self.schema_version, int) or self.schema_version < 0:
+            raise ValueError(f"schema_version must be an integer >= 0, got {self.schema_version!r}")
         if self.status == "failed" and not self.error:
             raise ValueError("error must describe why a run with status='failed' failed")
         for name in JSON_COLUMNS:
@@ -152,8 +158,13 @@ class ResultRow:
         kwargs: dict[str, Any] = {}
         for f in dataclasses.fields(cls):
             if f.name not in record:
+                if f.name == "schema_version":
+                    kwargs[f.name] = 0  # written before the column existed
                 continue
             value = record[f.name]
+            if f.name == "schema_version" and _is_missing(value):
+                kwargs[f.name] = 0
+                continue
             if f.name in JSON_COLUMNS:
                 value = json.loads(value) if isinstance(value, str) and value else {}
             elif _is_missing(value):
@@ -192,6 +203,7 @@ def _arrow_schema():
         "epochs": pa.int64(), "learning_rate": pa.float64(), "score": pa.float64(),
         "train_time_s": pa.float64(), "time_per_epoch_s": pa.float64(), "peak_cuda_mb": pa.float64(),
         "peak_cpu_mb": pa.float64(), "lower_is_better": pa.bool_(), "verified": pa.bool_(),
+        "schema_version": pa.int64(),
     }
     return pa.schema([(name, types.get(name, pa.string())) for name in COLUMNS])
 

@@ -13,7 +13,7 @@ import pytest
 
 from rote_hf.cogscale import TASKS, build_task, resolve_params
 
-from .reference import assert_same, legacy_columns_to_alphabetical, reference_build
+from benchmarks.cogscale_reference import assert_same, legacy_columns_to_alphabetical, reference_build
 
 NON_CSL = [t for t in TASKS if t != "cross_situation"]
 

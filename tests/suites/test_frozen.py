@@ -57,3 +57,17 @@ def test_rows_stored_before_schema_version_still_load():
     assert rote.outputs == {"forecast": "ABAB", "target": "ABBA"} and rote.learning_rate == 3e-4
     frame = load(DATA / "stored_rows_v0")
     assert len(frame) == 3 and frame["task_params"][2]["symbols"] == 2
+
+
+def test_schema_version_is_written_and_old_rows_read_as_version_0(tmp_path):
+    from rote_hf.results import ResultRow
+    from rote_hf.results.schema import COLUMNS, SCHEMA_VERSION
+
+    assert SCHEMA_VERSION == 1 and COLUMNS[-1] == "schema_version"
+    assert [r.schema_version for r in ResultStore(DATA / "stored_rows_v0").rows()] == [0, 0, 0]
+    store = ResultStore(tmp_path)
+    store.append(ResultRow(run_id="new", suite="rote", task="t", model="m"))
+    assert store.rows()[0].schema_version == SCHEMA_VERSION
+    assert ResultRow.from_record({"run_id": "r", "suite": "s", "task": "t", "model": "m"}).schema_version == 0
+    with pytest.raises(ValueError, match="schema_version must be an integer >= 0"):
+        ResultRow(run_id="r", suite="s", task="t", model="m", schema_version=-1)

@@ -1,4 +1,5 @@
-"""The reference ``cogscale`` 0.1.x (the authors' GitHub code), used only as a test oracle.
+"""The reference ``cogscale`` 0.1.x (the authors' GitHub code) as an oracle for the equality tests
+(tests/cogscale/test_reference_equality.py) and benchmarks/cogscale_equality.py.
 
 The ``test`` extra pins ``cogscale==0.1.1``; 0.2.0 is a different code base (no T arrays,
 -100 masking) and cannot serve as the oracle, so its presence fails loudly instead of
