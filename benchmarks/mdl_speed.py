@@ -21,7 +21,7 @@ import time
 from rote_hf.mdl import classical_corpus, spectrum
 from rote_hf.mdl.oeis_io import read_stripped, sample_records
 from rote_hf.mdl.sample import sample_path
-from rote_hf.mdl.sweep import SweepConfig, iter_sweep
+from rote_hf.mdl.sweep import MdlSweepConfig, iter_sweep
 
 
 def corpus_time(n_terms: int = 34, encodings: tuple[str, ...] = ("loose", "strict"), **kw) -> float:
@@ -67,7 +67,7 @@ def main() -> int:
             print(f"  {budget} terms, {label}, n={len(ts)}: {len(ts) / sum(ts):.1f} seq/s, "
                   f"mean {1000 * statistics.mean(ts):.1f} ms, median {1000 * statistics.median(ts):.1f} ms")
     for budget in (30, 60):
-        config = SweepConfig(budget=budget, min_terms=budget, audit=False)
+        config = MdlSweepConfig(budget=budget, min_terms=budget, audit=False)
         chosen = pool[: args.oeis_n * 2]
         t = time.perf_counter()
         rows = list(iter_sweep(chosen, config, workers=args.workers))

@@ -23,9 +23,9 @@ from rote_hf.mdl.controls import deception_controls, growth_controls, phase_cont
 from rote_hf.mdl.oeis_io import read_stripped, sample_records
 from rote_hf.mdl.spectrum import Spectrum
 from rote_hf.mdl.bigint import dumps_int_rows, dumps_json, format_int
-from rote_hf.mdl.strata import LLM_K_NEXT, LLM_N_SHOWN, LLM_STRATA, format_summary, summarise
+from rote_hf.mdl.strata import LLM_K_NEXT, LLM_N_SHOWN, LLM_STRATA, format_summary, summarize_regimes
 from rote_hf.mdl.strata import stratum as classify
-from rote_hf.mdl.sweep import SweepConfig, iter_sweep
+from rote_hf.mdl.sweep import MdlSweepConfig, iter_sweep
 
 REPO = "oeis-mdl"
 ENV_STRIPPED = "ROTE_HF_OEIS_STRIPPED"
@@ -131,7 +131,7 @@ def control_rows(unplanted_trials: int = 40) -> list[dict]:
 
 
 def oeis_rows(stripped: str | os.PathLike | None = None, *, limit: int | None = None, workers: int = 1,
-              progress: bool = False, config: SweepConfig = SweepConfig()) -> tuple[list[dict], dict]:
+              progress: bool = False, config: MdlSweepConfig = MdlSweepConfig()) -> tuple[list[dict], dict]:
     """Sweep rows of the OEIS input (sorted by A-number) and provenance facts for the card."""
     from rote_hf.mdl.sample import sample_header, sample_path
 
@@ -260,7 +260,7 @@ def _card(classical: list[dict], controls: list[dict], oeis: list[dict], llm: li
         n_llm=len(llm),
         strata=", ".join(f"{k} {v}" for k, v in strata.items()),
         provenance=facts_md,
-        oeis_summary=format_summary(summarise(oeis)),
+        oeis_summary=format_summary(summarize_regimes(oeis)),
     )
 
 

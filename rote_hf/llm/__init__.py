@@ -21,7 +21,7 @@ from rote_hf.llm.responders import (
 )
 from rote_hf.llm.serve import DifferenceResponder, make_server
 from rote_hf.llm.runner import (
-    EvalReport, QueryRecord, agreement, agreement_by_stratum, SampleItem, evaluate_llm, format_table, items_from_rows, load_rows, per_row_flags,
+    EvalReport, QueryRecord, agreement, agreement_by_stratum, SampleItem, evaluate_llm, format_table, items_from_rows, load_sample_rows, per_row_flags,
     per_stratum, run_queries, summarize,
 )
 
@@ -29,6 +29,6 @@ __all__ = [
     "ABSTAIN", "API_KEY_ENV", "DifferenceResponder", "EvalReport", "LocalPipelineResponder", "OpenAICompatibleResponder",
     "ParsedResponse", "PromptConfig", "QueryRecord", "RESPONDERS", "ReplyCache", "Responder", "ResponderError",
     "RetryPolicy", "STATUSES", "SYSTEM_PROMPT", "SampleItem", "agreement", "agreement_by_stratum", "api_error", "build_messages", "cache_key",
-    "evaluate_llm", "format_table", "items_from_rows", "load_rows", "make_responder", "make_server", "next_key",
+    "evaluate_llm", "format_table", "items_from_rows", "load_sample_rows", "make_responder", "make_server", "next_key",
     "parse_response", "per_row_flags", "per_stratum", "register_responder", "run_queries", "summarize", "user_prompt",
 ]

@@ -48,7 +48,7 @@ def add_query_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_query(args: argparse.Namespace) -> int:
     """Run the query command; ValueError/TypeError/FileNotFoundError propagate (the caller prints them)."""
-    from rote_hf.llm import PromptConfig, RetryPolicy, evaluate_llm, format_table, items_from_rows, load_rows
+    from rote_hf.llm import PromptConfig, RetryPolicy, evaluate_llm, format_table, items_from_rows, load_sample_rows
     from rote_hf.llm import make_responder, per_stratum
 
     prompt = PromptConfig(n_shown=args.n_shown, k_next=args.k_next)
@@ -60,7 +60,7 @@ def run_query(args: argparse.Namespace) -> int:
                                    json_mode=args.json_mode)
     else:
         responder = make_responder("local", path=args.local, max_new_tokens=args.max_tokens, model_id=args.model)
-    rows = load_rows(args.dataset, config=args.dataset_config, split=args.split)
+    rows = load_sample_rows(args.dataset, config=args.dataset_config, split=args.split)
     items = per_stratum(items_from_rows(rows, prompt), args.per_stratum)
     seeds = {r.get("seed") for r in rows}
     data_seed = next(iter(seeds)) if len(seeds) == 1 and None not in seeds else None

@@ -107,7 +107,7 @@ def per_stratum(items: Sequence[SampleItem], k: int | None) -> list[SampleItem]:
     return out
 
 
-def load_rows(source: str | os.PathLike, *, config: str = CONFIG, split: str | None = None) -> list[dict]:
+def load_sample_rows(source: str | os.PathLike, *, config: str = CONFIG, split: str | None = None) -> list[dict]:
     """Rows of a sample: a ``.json`` / ``.jsonl`` file (list of objects / one per line), or a
     dataset path or repo id read with ``datasets.load_dataset(source, config)`` (the local mirror
     folder ``rote/oeis-mdl`` resolves before the Hub)."""

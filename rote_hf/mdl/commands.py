@@ -131,7 +131,7 @@ def _state(sig: object) -> str:
 def _sweep(args: argparse.Namespace) -> int:
     from rote_hf.mdl.oeis_io import read_stripped, sample_records
     from rote_hf.mdl.sample import sample_path
-    from rote_hf.mdl.sweep import SweepConfig, run_sweep
+    from rote_hf.mdl.sweep import MdlSweepConfig, run_sweep
 
     try:
         index, count = (int(x) for x in args.shard.split("/"))
@@ -141,7 +141,7 @@ def _sweep(args: argparse.Namespace) -> int:
     records, rep = read_stripped(path, min_terms=args.min_terms, on_bad=args.on_bad)
     print(f"read {path}: {rep.summary()}", file=sys.stderr)
     chosen = sample_records(records, min_terms=args.min_terms, limit=args.limit, seed=args.seed)
-    config = SweepConfig(
+    config = MdlSweepConfig(
         budget=args.budget, min_terms=args.min_terms, max_order=args.max_order, max_degree=args.max_degree,
         encoding=args.encoding, backend=args.backend,
     )
@@ -152,9 +152,9 @@ def _sweep(args: argparse.Namespace) -> int:
         f"shard {index}/{count}: {counts['written']} written, {counts['skipped_done']} already done, "
         f"{counts['errors']} errors -> {args.out}"
     )
-    from rote_hf.mdl.strata import format_summary, summarise
+    from rote_hf.mdl.strata import format_summary, summarize_regimes
 
     with open(args.out, encoding="utf-8") as fh:
         rows = [r for r in map(json.loads, fh) if r.get("error") is None]
-    print(f"summary of {args.out}:\n{format_summary(summarise(rows))}")
+    print(f"summary of {args.out}:\n{format_summary(summarize_regimes(rows))}")
     return 0

@@ -108,8 +108,3 @@ def unplanted_controls(periods: tuple[int, ...] = UNPLANTED_PERIODS, trials: int
                 Control("unplanted", f"p={p},seed={seed}", tuple(repeat(block, 3 * p + 12)), p + 3, 1, (("period", p), ("seed", seed)))
             )
     return out
-
-
-def all_controls() -> list[Control]:
-    """Every control case in a fixed order: growth, phase, deceptive, unplanted."""
-    return growth_controls() + phase_controls() + deception_controls() + unplanted_controls()

@@ -63,7 +63,7 @@ def _share(num: int, den: int) -> dict:
     return {"num": num, "den": den, "share": (num / den) if den else None}
 
 
-def summarise(rows: Iterable[Mapping]) -> dict:
+def summarize_regimes(rows: Iterable[Mapping]) -> dict:
     """Regime counts and the paper's statistics, each as {num, den, share}.
 
     - ``revision_rate``: revising / holonomic (the paper's denominator, 315/2780 = 11.3 %);

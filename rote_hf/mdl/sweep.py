@@ -17,7 +17,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 from rote_hf.mdl.bigint import dumps_int_rows
@@ -29,7 +29,7 @@ GENUINE_MIN_TERMS = 40
 
 
 @dataclass(frozen=True)
-class SweepConfig:
+class MdlSweepConfig:
     """Learner settings of a sweep (the paper's OEIS run: 30 terms, r <= 6, d <= 4, loose)."""
 
     budget: int = 30
@@ -47,7 +47,7 @@ class SweepConfig:
             raise ValueError(f"min_terms must be >= 7 terms, got {self.min_terms}")
 
 
-def analyse(anum: str, terms: Sequence[int], config: SweepConfig = SweepConfig()) -> dict:
+def analyse(anum: str, terms: Sequence[int], config: MdlSweepConfig = MdlSweepConfig()) -> dict:
     """The per-sequence row of the sweep (JSON-friendly; big integers as strings)."""
     row: dict = {"anum": anum, "n_available": len(terms)}
     try:
@@ -76,7 +76,7 @@ def analyse(anum: str, terms: Sequence[int], config: SweepConfig = SweepConfig()
     return row
 
 
-def _analyse_star(args: tuple[str, tuple[int, ...], SweepConfig]) -> dict:
+def _analyse_star(args: tuple[str, tuple[int, ...], MdlSweepConfig]) -> dict:
     return analyse(*args)
 
 
@@ -102,7 +102,7 @@ def done_anums(out_path: Path) -> set[str]:
 
 
 def iter_sweep(
-    records: Iterable[OeisRecord], config: SweepConfig = SweepConfig(), *, workers: int = 1, chunksize: int = 8
+    records: Iterable[OeisRecord], config: MdlSweepConfig = MdlSweepConfig(), *, workers: int = 1, chunksize: int = 8
 ) -> Iterator[dict]:
     """Rows for ``records`` in input order, computed on ``workers`` processes (1: in-process)."""
     tasks = ((r.anum, r.terms, config) for r in records)
@@ -116,7 +116,7 @@ def iter_sweep(
 def run_sweep(
     records: Sequence[OeisRecord],
     out_path: str | os.PathLike,
-    config: SweepConfig = SweepConfig(),
+    config: MdlSweepConfig = MdlSweepConfig(),
     *,
     workers: int = 1,
     shard_index: int = 0,
@@ -145,8 +145,3 @@ def run_sweep(
             counts["written"] += 1
             counts["errors"] += row["error"] is not None
     return counts
-
-
-def config_dict(config: SweepConfig) -> dict:
-    """The sweep settings as a plain dict (for dataset cards and provenance)."""
-    return asdict(config)

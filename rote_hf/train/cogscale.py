@@ -22,8 +22,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-CATEGORIES = ("classification", "multi_classification", "regression")
-PAPER_LEARNING_RATES = (1e-2, 3e-3, 1e-3, 3e-4, 1e-4)
+from rote_hf.cogscale.registry import CATEGORIES
+
 RIDGE_GRID = tuple(10.0 ** -i for i in range(1, 10))  # 1e-1 … 1e-9
 THRESHOLDS_N = 100
 

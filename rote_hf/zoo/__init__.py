@@ -8,7 +8,7 @@ Contract: every model maps x (batch, time, input_size) float to per-step outputs
 """
 
 from .budget import BUDGET_TOLERANCE, ROTE_MATCHED_GRIDS, count_parameters
-from .build import PRESETS, BuildInfo, Resolution, build_model, model_info, resolve_arch
+from .build import MODEL_PRESETS, BuildInfo, Resolution, build_model, model_info, resolve_arch
 from .registry import ModelSpec, get_spec, names, register
 
 #: The ROTE paper's eight models, in the paper's order (use with preset="rote-paper").
@@ -26,7 +26,7 @@ COGSCALE_MODELS = {"LSTM": "lstm", "GRU": "gru", "Transformer_DO": "transformer"
                    "Transformer_ED": "transformer-ed", "Mamba": "mamba", "xLSTM": "xlstm", "ESN": "esn"}
 
 __all__ = [
-    "BUDGET_TOLERANCE", "BuildInfo", "COGSCALE_MODELS", "ModelSpec", "PRESETS", "ROTE_MATCHED_GRIDS",
+    "BUDGET_TOLERANCE", "BuildInfo", "COGSCALE_MODELS", "MODEL_PRESETS", "ModelSpec", "ROTE_MATCHED_GRIDS",
     "ROTE_PAPER_MODELS", "ROTE_REFERENCE_NAMES", "Resolution", "build_model", "count_parameters", "get_spec",
     "model_info", "names", "register", "resolve_arch",
 ]

@@ -18,7 +18,7 @@ from .budget import (
 )
 from .registry import get_spec
 
-PRESETS = ("rote-paper", "rote-matched", "cogscale", "cogscale-paper")
+MODEL_PRESETS = ("rote-paper", "rote-matched", "cogscale", "cogscale-paper")
 _INTERNAL = ("_width_step",)
 
 

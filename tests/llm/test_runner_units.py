@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from rote_hf.llm import PromptConfig, ReplyCache, items_from_rows, load_rows, per_stratum, run_queries
+from rote_hf.llm import PromptConfig, ReplyCache, items_from_rows, load_sample_rows, per_stratum, run_queries
 from rote_hf.llm.prompt import build_messages, next_key, user_prompt
 from tests.llm.stub_server import StubServer
 
@@ -29,10 +29,10 @@ def test_items_from_both_configs_and_per_stratum(tmp_path):
                  for i, s in enumerate(["clean", "clean", "clean", "wilderness"])]
     path = tmp_path / "sample.json"
     path.write_text(json.dumps(eval_rows))
-    loaded = items_from_rows(load_rows(path))
+    loaded = items_from_rows(load_sample_rows(path))
     assert [i.anum for i in per_stratum(loaded, 2)] == ["A0", "A1", "A3"]
     (tmp_path / "s.jsonl").write_text("\n".join(json.dumps(r) for r in eval_rows) + "\n")
-    assert len(load_rows(tmp_path / "s.jsonl")) == 4
+    assert len(load_sample_rows(tmp_path / "s.jsonl")) == 4
     with pytest.raises(ValueError, match="n_shown \\+ k_next = 23"):
         items_from_rows([{"anum": "A9", "terms": ["1"] * 22, "regime": "clean"}])
     with pytest.raises(TypeError, match="terms\\[1\\]"):
@@ -149,6 +149,6 @@ def test_saved_login_token_is_never_sent(monkeypatch, tmp_path):
 def test_missing_sample_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(FileNotFoundError, match="does not exist"):
-        load_rows("nope.json")
+        load_sample_rows("nope.json")
     with pytest.raises(FileNotFoundError, match="rote-hf build oeis-mdl"):
-        load_rows("rote/oeis-mdl")
+        load_sample_rows("rote/oeis-mdl")

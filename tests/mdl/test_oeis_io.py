@@ -106,7 +106,7 @@ def test_round_trip_names_and_bfile(tmp_path):
 
 
 def test_strata_and_summary_denominators():
-    from rote_hf.mdl.strata import format_summary, n_id_bin, stratum, summarise
+    from rote_hf.mdl.strata import format_summary, n_id_bin, stratum, summarize_regimes
 
     rows = (
         [{"regime": "clean", "discovery_point": 7, "n_id": 7, "genuine_wilderness": False}] * 8
@@ -116,7 +116,7 @@ def test_strata_and_summary_denominators():
         + [{"regime": "prefix-only", "discovery_point": 8, "n_id": None, "genuine_wilderness": False}] * 1
         + [{"regime": "no-fit", "discovery_point": None, "n_id": None, "genuine_wilderness": False}] * 4
     )
-    s = summarise(rows)
+    s = summarize_regimes(rows)
     assert s["regimes"] == {"clean": 10, "revising": 2, "prefix-only": 4, "no-fit": 4}
     assert (s["revision_rate"]["num"], s["revision_rate"]["den"]) == (2, 12)
     assert (s["revision_rate_inflated"]["num"], s["revision_rate_inflated"]["den"]) == (6, 16)

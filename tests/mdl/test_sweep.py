@@ -8,7 +8,7 @@ import pytest
 
 from rote_hf.mdl.controls import deceptive
 from rote_hf.mdl.oeis_io import OeisRecord
-from rote_hf.mdl.sweep import SweepConfig, analyse, iter_sweep, shard
+from rote_hf.mdl.sweep import MdlSweepConfig, analyse, iter_sweep, shard
 
 
 def test_rows_for_each_regime_and_the_audit():
@@ -21,11 +21,11 @@ def test_rows_for_each_regime_and_the_audit():
     # D_7 (period 15) over 32 terms: spurious fits, refuted at 31, no operator at full length ->
     # prefix-only; with all 60 terms the period-15 operator is found, so it is not genuine wilderness.
     d7 = deceptive(7, 60)
-    row = analyse("D7", d7, SweepConfig(budget=32, max_order=18, max_degree=1))
+    row = analyse("D7", d7, MdlSweepConfig(budget=32, max_order=18, max_degree=1))
     assert row["regime"] == "prefix-only" and row["discovery_point"] == 7
     assert row["audit_operator"] is not None and row["genuine_wilderness"] is False
     # with r <= 6 the period-15 operator is out of reach: still none on all 45 terms -> genuine
-    row = analyse("D7", d7[:45], SweepConfig(budget=32, max_order=6, max_degree=1))
+    row = analyse("D7", d7[:45], MdlSweepConfig(budget=32, max_order=6, max_degree=1))
     assert (row["regime"], row["audit_operator"], row["genuine_wilderness"]) == ("prefix-only", None, True)
 
 
@@ -48,4 +48,4 @@ def test_shard_and_config_validation():
     with pytest.raises(ValueError, match="shard"):
         shard(recs, 3, 3)
     with pytest.raises(ValueError, match="budget"):
-        SweepConfig(budget=5)
+        MdlSweepConfig(budget=5)

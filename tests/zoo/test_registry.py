@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from rote_hf.zoo import PRESETS, build_model, get_spec, model_info, names, register, resolve_arch
+from rote_hf.zoo import MODEL_PRESETS, build_model, get_spec, model_info, names, register, resolve_arch
 
 EXPECTED = {"lstm", "gru", "mingru", "minlstm", "minlstm-rote", "transformer", "transformer-ed", "linear-attention",
             "performer", "rwkv", "rwkv-rote", "xlstm", "mamba", "esn"}
@@ -17,7 +17,7 @@ def test_names_and_specs():
     for n in names():
         spec = get_spec(n)
         assert spec.source and spec.family and spec.width_key in spec.defaults
-        assert set(spec.presets) <= set(PRESETS)
+        assert set(spec.presets) <= set(MODEL_PRESETS)
     assert get_spec("minlstm-rote").family == get_spec("minlstm").family == "minLSTM"
     assert get_spec("rwkv").source.startswith("transformers")
 
