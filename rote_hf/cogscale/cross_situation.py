@@ -1,4 +1,4 @@
-"""Cross-situational learning (spec §4.16): two-situation sentences -> multi-hot role labels.
+"""Cross-situational learning (docs/cogscale.md): two-situation sentences -> multi-hot role labels.
 
 The reference enumerates and one-hot encodes every two-situation sentence (7.2 million at
 large) before drawing samples from them. Here only the one-situation grammar (at most a few
@@ -52,7 +52,7 @@ def _concat(*parts: Phrases) -> Phrases:
 
 
 def one_situation_sentences(objects, colors, positions) -> Phrases:
-    """The six one-situation templates of the reference grammar, in its order (spec §4.16)."""
+    """The six one-situation templates of the reference grammar, in its order (docs/cogscale.md)."""
     obj, col, pos = _entries(objects, OBJECT), _entries(colors, COLOR), _entries(positions, ACTION)
     det = {"a": (NO_ROLE,), "the": (NO_ROLE,)}
     is_action, is_plain = {"is": (ACTION,)}, {"is": (NO_ROLE,)}

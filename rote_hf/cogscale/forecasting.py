@@ -1,4 +1,4 @@
-"""The two single-sequence forecasting tasks: sinus and Lorenz (spec §4.3-4.4). No RNG."""
+"""The two single-sequence forecasting tasks: sinus and Lorenz (docs/cogscale.md). No RNG."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def _check_forecasting(p: Params) -> None:
 
 
 def _split(inputs: np.ndarray, targets: np.ndarray, p: Params) -> dict[str, np.ndarray]:
-    """Nested prefixes of one ``[1, L, F]`` sequence; disjoint scored windows (spec §4.3)."""
+    """Nested prefixes of one ``[1, L, F]`` sequence; disjoint scored windows (docs/cogscale.md)."""
     L, h = p["sequence_length"], p["forecast_length"]
     train_end = int(L * p["training_ratio"])
     valid_end = int(L * (p["training_ratio"] + p["validation_ratio"]))

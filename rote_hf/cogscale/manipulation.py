@@ -1,4 +1,4 @@
-"""Tasks that manipulate what was read: adding, sorting and bracket matching (spec §4.13-4.15)."""
+"""Tasks that manipulate what was read: adding, sorting and bracket matching (docs/cogscale.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Memory tasks: discrete/continuous postcasting, simple copy and selective copy (spec §4.5-4.8)."""
+"""Memory tasks: discrete/continuous postcasting, simple copy and selective copy (docs/cogscale.md)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Pattern and retrieval tasks: pattern completion, induction heads, associative recall
-(spec §4.9-4.12)."""
+(docs/cogscale.md)."""
 
 from __future__ import annotations
 

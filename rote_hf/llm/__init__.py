@@ -1,4 +1,4 @@
-"""LLM-query evaluation on MDL-stratified integer sequences (mdl.md §9).
+"""LLM-query evaluation on MDL-stratified integer sequences (MDL paper §9; docs/llm.md).
 
 >>> from rote_hf.llm import parse_response, build_messages, make_responder, evaluate_llm
 >>> parse_response('{"next_three": [1, 2, 3], "formula": "NO_FORMULA_FOUND", "confidence": 2,'

@@ -1,4 +1,4 @@
-"""Parse a model's reply into the fields of the evaluation (mdl.md §9.2), as a pure function.
+"""Parse a model's reply into the fields of the evaluation (MDL paper §9; docs/llm.md), as a pure function.
 
 Real replies are messy: prose before or after the JSON, code fences, several JSON objects (the
 paper's greedy regex spanned two objects and failed with "Extra data"), output truncated at

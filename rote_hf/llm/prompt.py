@@ -1,4 +1,4 @@
-"""The query prompt of the MDL LLM evaluation (mdl.md §9.2).
+"""The query prompt of the MDL LLM evaluation (MDL paper §9; docs/llm.md).
 
 Our own wording; the JSON field names are the paper's (``next_three``, ``formula`` or
 ``NO_FORMULA_FOUND``, ``confidence``, ``recognized``, ``name_if_recognized``), so that parsed

@@ -15,7 +15,7 @@ N_ID_BINS: tuple[str, ...] = ("<=7", "8-10", ">=11")
 
 #: The strata the LLM evaluation samples, in the paper's order (tables list them so).
 LLM_STRATA: tuple[str, ...] = ("clean", "revising", "wilderness")
-#: The paper's LLM protocol (mdl.md §9): the first 20 terms are shown, the next 3 are asked for.
+#: The paper's LLM protocol (MDL paper §9; docs/llm.md): the first 20 terms are shown, the next 3 are asked for.
 LLM_N_SHOWN = 20
 LLM_K_NEXT = 3
 

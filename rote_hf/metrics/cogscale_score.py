@@ -1,4 +1,4 @@
-"""CogScale's task score (paper §3.1; ``cogscale.compute_score``, shared/specs/cogscale.md §3).
+"""CogScale's task score (paper §3.1; ``cogscale.compute_score``; docs/metrics.md).
 
 Predictions ``Y_hat`` and targets ``Y`` have shape [B, L, O] (per sample: L time steps, O
 outputs). Only the prediction timesteps are scored: ``T[i]`` lists the steps of sample ``i``

@@ -1,7 +1,7 @@
 """LLM next-term answers on integer sequences: accuracy, abstention, confabulation.
 
 Definitions follow the MDL paper's LLM evaluation (§9; released ``run_llm_eval.py`` and
-``llm_summary.json``) and ``shared/specs/mdl.md`` §9.2. One row is one (sequence, model)
+``llm_summary.json``; see docs/llm.md). One row is one (sequence, model)
 query with
 
 * ``prediction``: the predicted next terms (ints of any size, or decimal strings);
@@ -38,7 +38,7 @@ from rote_hf.metrics._checks import as_rows, check_bool, check_same_length, is_i
 
 OK = "ok"
 FAILURE_STATUSES = ("no_json", "bad_json", "schema_error", "api_error")
-"""Parser outcomes that mean "no usable answer" (mdl.md §9.2 step 6)."""
+"""Parser outcomes that mean "no usable answer" (docs/llm.md)."""
 
 CONFABULATION_CONFIDENCE = 4
 """Stated confidence at or above which a wrong answer is a confabulation (paper §9)."""

@@ -1,4 +1,4 @@
-"""ROTE finite-context windows (paper §3.3, eq. 5; spec §7).
+"""ROTE finite-context windows (paper §3.3, eq. 5; docs/rote.md).
 
 The seed is tiled (the raw seed, not its reduction) to a stream of N symbols; N *includes* the
 k withheld symbols. Windows of length w come from the prefix ``stream[:N-k]`` only:

@@ -1,4 +1,4 @@
-"""The CogScale training protocols (cogscale.md §9.2 and §10), one fit.
+"""The CogScale training protocols (docs/train.md, "The protocols"), one fit.
 
 Gradient models (``fit_cogscale``): Adam (default betas, no weight decay, no schedule), one
 learning rate from the paper grid {1e-2, 3e-3, 1e-3, 3e-4, 1e-4}, batch 10 with a shuffled
@@ -104,7 +104,7 @@ def gather_steps(arr: Any, steps: Any) -> Any:
 
 
 def score_steps(y: Any, y_hat: Any, category: str, threshold: float | None = 0.5) -> float:
-    """CogScale's score on gathered steps (lower is better), cogscale.md §3, computed by the
+    """CogScale's score on gathered steps (lower is better), (docs/metrics.md), computed by the
     metric functions of :mod:`rote_hf.metrics.cogscale_score`. Both arrays (N, n_pred, O);
     for multi_classification ``y_hat`` are logits (sigmoid ≥ ``threshold``, default 0.5)."""
     import numpy as np
@@ -290,7 +290,7 @@ def search_esn(build_for: Callable[[Mapping[str, float]], Callable[[], Any]], da
     """Seeded random search of ESN hyper-parameters, chosen on the validation score.
 
     The reference's search code is not published (its report lists "random", "fixed_lr" and
-    "multiple_instances" strategies, cogscale.md §10); ours is a plain random search: ``trials``
+    "multiple_instances" strategies; docs/train.md); ours is a plain random search: ``trials``
     draws, each hyper-parameter log-uniform in ``ranges`` from ``numpy.random.default_rng(search_seed)``,
     each fitted with :func:`fit_esn` (its own ridge choice on validation); the draw with the lowest
     validation score wins (the first on ties). With ``include_base`` the base configuration

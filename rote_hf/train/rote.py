@@ -1,4 +1,4 @@
-"""The ROTE training protocol (rote.md §7-§9), one fit.
+"""The ROTE training protocol (docs/train.md, "The protocols"), one fit.
 
 Exactly the reference's fit: AdamW(lr 3e-4, wd 0.01) plus an always-on StepLR(100, 0.5)
 stepped after each training pass; batch 128 with a shuffled training order; validation loss
@@ -34,7 +34,7 @@ DEFAULT_ROLLOUT_METRICS: tuple[tuple[str, str], ...] = (
 
 @dataclass(frozen=True)
 class RoteProtocol:
-    """The ROTE fit settings (paper defaults; rote.md §8 and §12)."""
+    """The ROTE fit settings (paper defaults, as the reference's CLI; docs/train.md)."""
 
     optimizer: str = "AdamW"
     learning_rate: float = 3e-4
