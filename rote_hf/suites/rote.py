@@ -28,11 +28,10 @@ from rote_hf.suites.base import (
     MetricSpec, ModelEntry, RunSpec, Suite, budget_label, check_keys, parse_models, parse_runs,
 )
 from rote_hf.symbolic.generator import PAPER_COMPLEXITIES, PAPER_SYMBOLS
+from rote_hf.symbolic.paper_seeds import SEEDS_PER_CELL
 from rote_hf.symbolic.windows import PAPER_HORIZON, PAPER_SEQUENCE_LENGTH, PAPER_WINDOW
 
 SEED_SOURCES = ("paper", "list")
-#: Paper seeds per (n, c) cell used by default (the paper's two).
-PAPER_SEED_COUNT = 2
 #: The matched-size track's parameter target (millions) when a model entry names none.
 MATCHED_TARGET_M = 0.2
 
@@ -46,7 +45,7 @@ class SeedSelection:
     track: str = "main"
     symbols: tuple[int, ...] = PAPER_SYMBOLS
     complexities: tuple[int, ...] = PAPER_COMPLEXITIES
-    seed_count: int = PAPER_SEED_COUNT
+    seed_count: int = SEEDS_PER_CELL
     strings: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
@@ -63,7 +62,7 @@ class SeedSelection:
         return cls(source=raw.get("source"), track=raw.get("track", "main"),
                    symbols=tuple(raw.get("symbols") or PAPER_SYMBOLS),
                    complexities=tuple(raw.get("complexities") or PAPER_COMPLEXITIES),
-                   seed_count=int(raw.get("seed_count", PAPER_SEED_COUNT)), strings=tuple(raw.get("strings") or ()))
+                   seed_count=int(raw.get("seed_count", SEEDS_PER_CELL)), strings=tuple(raw.get("strings") or ()))
 
     def cells(self) -> list[dict[str, Any]]:
         """Seed cells: dicts with seed, symbols, complexity, seed_index, seed_name."""
@@ -125,8 +124,10 @@ class RoteSuite(Suite):
     config_keys = ("data", "models", "protocol", "runs")
     description = "ROTE seeds: train with eval_suite/train.py"
 
-    def __init__(self, name: str = "rote") -> None:
+    def __init__(self, name: str = "rote", *, matched_target_m: float | None = None) -> None:
         self.name = name  # type: ignore[misc]
+        #: The matched-size track's parameter target (millions) for model entries that name none.
+        self.matched_target_m = matched_target_m
 
     # -- configs ---------------------------------------------------------------------------
     def protocol(self, values: Mapping[str, Any]):
@@ -162,7 +163,9 @@ class RoteSuite(Suite):
         return Windows.from_windows(make_windows(p["seed"], p["sequence_length"], p["window"], p["horizon"]))
 
     def budget(self, model: Mapping[str, Any]) -> str:
-        return budget_label(model, f"{model.get('target_m', MATCHED_TARGET_M):g}M" if self.name == "rote_matched" else "")
+        if self.matched_target_m is None:
+            return budget_label(model)
+        return budget_label(model, f"{model.get('target_m', self.matched_target_m):g}M")
 
     def execute(self, spec: RunSpec, device: Any = "cpu", *, data=None, build: Callable[[], Any] | None = None):
         """One ROTE fit -> one result row (metrics, forecast, cost, provenance)."""
@@ -207,4 +210,4 @@ class RoteSuite(Suite):
 
 
 ROTE = RoteSuite("rote")
-ROTE_MATCHED = RoteSuite("rote_matched")
+ROTE_MATCHED = RoteSuite("rote_matched", matched_target_m=MATCHED_TARGET_M)

@@ -134,6 +134,10 @@ def test_budget_labels_round_trip():
     assert budget_label({"target_m": 0.2}, "0.2M") == "0.2M" and budget_label({}) == ""
     assert [budget_value(x) for x in ("1k", "100k", "2.5M", "12")] == [1e3, 1e5, 2.5e6, 12.0]
     assert budget_value("big") == math.inf
+    # the suites' own budget columns: the matched track labels its parameter target
+    assert get_suite("rote_matched").budget({"name": "gru", "target_m": 0.2}) == "0.2M"
+    assert get_suite("rote_matched").budget({"name": "gru"}) == "0.2M" and get_suite("rote").budget({"name": "gru"}) == ""
+    assert get_suite("cogscale").budget({"name": "gru", "budget": 10000}) == "10k"
 
 
 def test_every_lookup_uses_the_one_registry_type():
