@@ -67,12 +67,12 @@ def run_llm_query(base_url: str, model: str, token: str, per_stratum: Any, resul
         count = check_query(base_url, model, per_stratum)
     except ValueError as exc:
         return f"Not run: {exc}", *empty
-    from rote_hf.llm import evaluate_llm, items_from_rows, load_rows, make_responder, per_row_flags
+    from rote_hf.llm import evaluate_llm, items_from_rows, load_sample_rows, make_responder, per_row_flags
     from rote_hf.llm import per_stratum as first_per_stratum
 
     try:
         responder = make_responder("openai", base_url=base_url.strip(), model=model.strip(), api_key=token or None)
-        items = first_per_stratum(items_from_rows(load_rows(os.environ.get(SAMPLE_ENV, DEFAULT_SAMPLE))), count)
+        items = first_per_stratum(items_from_rows(load_sample_rows(os.environ.get(SAMPLE_ENV, DEFAULT_SAMPLE))), count)
         report = evaluate_llm(items, responder, results=results)
     except Exception as exc:  # noqa: BLE001 -- any endpoint or sample failure becomes a message, never a trace
         text = f"{type(exc).__name__}: {exc}".splitlines()[0]
