@@ -138,6 +138,12 @@ def write_dataset_repo(
     return BuiltRepo(path=repo_dir(root, repo), rows=rows)
 
 
+def refuse_config(repo: str, config: str | None) -> None:
+    """``ValueError`` when ``config`` is given to a build whose repo is always built whole."""
+    if config is not None:
+        raise ValueError(f"config is not supported by target {repo!r} (it builds all its configs), got {config!r}")
+
+
 def check_configs(configs: Mapping[str, object], default_config: str | None) -> None:
     """``ValueError`` unless ``configs`` is non-empty and ``default_config`` names one of them."""
     if not configs:

@@ -3,15 +3,18 @@ rebuilds, subset builds keep other configs, the card, and the CLI."""
 
 from __future__ import annotations
 
+import itertools
+
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
-from rote_hf.cogscale import build_task
-from rote_hf.cogscale.hf import to_arrays
-from rote_hf.hub.cogscale import ALL_CONFIGS, build, parse_config
+from rote_hf.cogscale import build_task, stream_samples
+from rote_hf.datasets.cogscale import ALL_CONFIGS, build, parse_config
+from rote_hf.datasets.cogscale_hf import iterable_dataset, to_arrays
 
 from ..helpers import run_cli
 
@@ -83,3 +86,13 @@ def test_cli_builds_one_config(tmp_path: Path) -> None:
     assert "adding_problem-small: train 100, validation 20, test 100" in done.stdout
     bad = run_cli("build", "cogscale", "--root", str(tmp_path), "--config", "adding-small")
     assert bad.returncode == 2 and "config must be 'all'" in bad.stderr
+
+
+def test_iterable_dataset_matches_stream() -> None:
+    ds = iterable_dataset("adding_problem", "medium", 4)
+    got = list(ds.take(5))
+    want = list(itertools.islice(stream_samples("adding_problem", "medium", 4), 5))
+    for g, w in zip(got, want):
+        assert np.array_equal(np.asarray(g["inputs"], dtype=np.float64), w["inputs"])
+        assert np.array_equal(np.asarray(g["targets"], dtype=np.float64), w["targets"])
+        assert list(g["timesteps"]) == list(w["timesteps"])

@@ -3,7 +3,7 @@ import hashlib
 import pytest
 from datasets import get_dataset_config_names, load_dataset
 
-from rote_hf.hub import rote_seeds
+from rote_hf.datasets import rote_seeds
 from rote_hf.hub.mirror import repo_dir, write_dataset_repo
 from rote_hf.symbolic import make_windows, paper_seed
 

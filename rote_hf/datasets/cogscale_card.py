@@ -135,8 +135,8 @@ ds = load_dataset("rote/cogscale", "simple_copy-small")
 Configs are named `{{task}}-{{difficulty}}`; splits are `train`, `validation`, `test`. Columns:
 `inputs` (float64, `[time, n_in]`), `targets` (float64, `[time, n_out]`) and `timesteps` (int64,
 the scored time steps, the reference's `T`). To get the reference arrays back:
-`rote_hf.cogscale.hf.to_arrays(ds["train"])` -> `(X, Y, T)`. For unlimited fresh samples use
-`rote_hf.cogscale.hf.iterable_dataset(task, difficulty, seed)`.
+`rote_hf.datasets.cogscale_hf.to_arrays(ds["train"])` -> `(X, Y, T)`. For unlimited fresh samples use
+`rote_hf.datasets.cogscale_hf.iterable_dataset(task, difficulty, seed)`.
 
 Configs in this build: {built}.
 

@@ -49,7 +49,7 @@ def parse_config(config: str | None) -> list[str]:
 
 def config_splits(task: str, difficulty: str, seed: int = SEED) -> dict[str, StreamedSplit]:
     """``{split: StreamedSplit}`` of one config (nothing is generated until written)."""
-    from rote_hf.cogscale.hf import HF_SPLITS, features, split_tables
+    from rote_hf.datasets.cogscale_hf import HF_SPLITS, features, split_tables
 
     feats = features(task, difficulty)
     return {
@@ -78,7 +78,7 @@ def _plain(value):
 
 def _existing(root: Path, skip: list[str]) -> dict[str, dict[str, KeptSplit]]:
     """Configs already in the repo and not being rebuilt, kept as their Parquet files."""
-    from rote_hf.cogscale.hf import features
+    from rote_hf.datasets.cogscale_hf import features
 
     target = repo_dir(root, REPO)
     readme = target / "README.md"
@@ -102,7 +102,7 @@ def build(root: Path, *, progress: bool = True, config: str | None = None) -> Bu
     """Write ``<root>/rote/cogscale/``; see the module docstring for ``config``."""
     from tqdm.auto import tqdm
 
-    from rote_hf.hub.cogscale_card import card_body
+    from rote_hf.datasets.cogscale_card import card_body
 
     selected = parse_config(config)
     configs: dict = _existing(Path(root), selected)

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from rote_hf.hub.oeis_mdl import build, llm_eval_rows, oeis_rows
+from rote_hf.datasets.oeis_mdl import build, llm_eval_rows, oeis_rows
 from rote_hf.hub.targets import BUILD_TARGETS
 
-FIXTURE = Path(__file__).parent / "fixtures" / "stripped_sample.txt"
+FIXTURE = Path(__file__).parents[1] / "mdl" / "fixtures" / "stripped_sample.txt"
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +20,7 @@ def built(tmp_path_factory):
 
 
 def test_target_is_registered():
-    assert BUILD_TARGETS["oeis-mdl"] == "rote_hf.hub.oeis_mdl:build"
+    assert "oeis-mdl" in BUILD_TARGETS and BUILD_TARGETS.get("oeis-mdl") is build
 
 
 def test_rebuild_is_byte_identical(built):
