@@ -9,6 +9,7 @@ and not rebuilt are kept byte for byte.
 
 from __future__ import annotations
 
+import json
 from functools import partial
 from pathlib import Path
 
@@ -22,6 +23,7 @@ REPO = "cogscale"
 SEED = 0
 DEFAULT_DIFFICULTIES = ("small", "medium")
 DEFAULT_CONFIG = "simple_copy-small"
+PARAMS_FILE = "generation_params.json"
 
 
 def config_name(task: str, difficulty: str) -> str:
@@ -114,11 +116,13 @@ def build(root: Path, *, progress: bool = True, config: str | None = None) -> Bu
         "pretty_name": "CogScale",
         "task_categories": ["time-series-forecasting", "other"],
         "tags": ["synthetic", "sequence-modeling", "memory", "benchmark"],
-        "cogscale_configs": {c: _config_meta(c) for c in ordered},
+        "source_datasets": ["original"],
     }
+    # per-config generation parameters: a file beside the card, not non-standard card YAML
+    params = json.dumps({c: _config_meta(c) for c in ordered}, indent=1, sort_keys=True) + "\n"
     default = DEFAULT_CONFIG if DEFAULT_CONFIG in ordered else None
     with tqdm(total=len(ordered), desc="rote/cogscale configs", disable=not progress) as bar:
         return write_streaming_repo(
             root, REPO, ordered, card_body(list(ordered)), default_config=default, card_meta=meta,
-            on_config=lambda name: bar.update(1),
+            on_config=lambda name: bar.update(1), extra_files={PARAMS_FILE: params},
         )

@@ -300,5 +300,7 @@ def build(
             "license": "cc-by-sa-4.0",
             "pretty_name": "OEIS MDL difficulty",
             "tags": ["integer-sequences", "mdl", "oeis", "holonomic"],
+            "task_categories": ["text-generation"],
+            "source_datasets": ["extended"],
         },
     )

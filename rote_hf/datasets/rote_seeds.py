@@ -179,5 +179,6 @@ def build(root: Path, *, progress: bool = True, config: str | None = None) -> Bu
             "task_categories": ["text-generation"],
             "tags": ["rote", "lzw", "memorization", "symbolic-sequences", "synthetic"],
             "size_categories": ["n<1K"],
+            "source_datasets": ["original"],
         },
     )

@@ -5,15 +5,20 @@ Repos (each a folder ``<root>/rote/<name>/``, uploaded as it is):
 - the datasets of every build target in :data:`rote_hf.hub.targets.BUILD_TARGETS` except
   ``metrics`` (``rote-seeds``, ``cogscale``, and the MDL dataset when its target exists);
 - the five metric Spaces (target ``metrics``: evaluate module + card + ``app.py``);
-- the leaderboard Space ``leaderboard`` (the files of ``space/`` in the source checkout);
+- the leaderboard Space ``leaderboard`` (the files of ``space/`` plus the ``rote_hf`` modules
+  they import: :mod:`rote_hf.hub.space_repo`);
 - the results dataset ``results``: our runs (config ``ours``, from the results store) and the
   papers' published rows (config ``paper``), one Parquet file each, same schema as the store.
 
 A dataset or metric repo already in the mirror is reused unless ``rebuild`` (building CogScale's
 configs takes minutes); the leaderboard Space and the results dataset are always rewritten.
-Each card's metadata is checked with huggingface_hub's card classes (``DatasetCard`` /
-``SpaceCard``) against the folder's files, offline. The dry run stops there; ``push`` uploads
-each folder with ``HfApi.upload_folder`` (token from ``$HF_TOKEN`` or the stored login).
+Each repo is checked offline (:func:`check_repo`): huggingface_hub's own card parsing
+(``RepoCard``, ``DatasetCardData``/``SpaceCardData``, repo id rules) beside our checks of the
+metadata against the folder's files, and, for Spaces, that ``requirements.txt`` installs from
+public packages and covers what the code imports (:mod:`rote_hf.hub.requirements`). What only
+the Hub can check (its YAML schema endpoint, the Space build, the dataset viewer) is listed by
+:data:`HUB_ONLY_CHECKS`. The dry run stops there; ``push`` checks again, then uploads each
+folder with ``HfApi.upload_folder`` (token from ``$HF_TOKEN`` or the stored login).
 """
 
 from __future__ import annotations
@@ -23,12 +28,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from rote_hf.hub.mirror import BuiltRepo, copy_files_repo, repo_dir, write_dataset_repo
+from rote_hf.hub.mirror import BuiltRepo, repo_dir, write_dataset_repo
+from rote_hf.hub.space_repo import LEADERBOARD, build_leaderboard_space
 
-LEADERBOARD = "leaderboard"
 RESULTS = "results"
-SPACE_FILES = ("app.py", "llm_tab.py", "README.md", "requirements.txt")
-"""Files of ``space/`` that form the leaderboard Space."""
 SPACE_SDKS = ("gradio", "streamlit", "docker", "static")
 REPO_TYPES = ("dataset", "space")
 
@@ -59,21 +62,6 @@ def _target_repos(target: str) -> list[str]:
 
         return list(METRIC_REPOS)
     return [target]
-
-
-def space_source_dir() -> Path:
-    """``space/`` of the source checkout this package was imported from."""
-    return Path(__file__).resolve().parents[2] / "space"
-
-
-def build_leaderboard_space(root: Path, *, source: Path | None = None) -> BuiltRepo:
-    """Copy the leaderboard Space files into ``<root>/rote/leaderboard/`` atomically."""
-    folder = source or space_source_dir()
-    files = [folder / f for f in SPACE_FILES]
-    missing = [str(f) for f in files if not f.is_file()]
-    if missing:
-        raise FileNotFoundError(f"leaderboard Space files not found: {missing}; publishing needs a source checkout with space/")
-    return BuiltRepo(path=copy_files_repo(root, LEADERBOARD, files), rows={"space": {"files": len(files)}})
 
 
 RESULTS_CARD = """# rote-hf results
@@ -132,7 +120,7 @@ def assemble(root: str | os.PathLike, *, results: str | os.PathLike | None = "re
 
     root = Path(root)
     names: list[str] = []
-    for target in sorted(BUILD_TARGETS):
+    for target in BUILD_TARGETS.names():
         expected = _target_repos(target)
         if rebuild or not all((repo_dir(root, n) / "README.md").is_file() for n in expected):
             built = build(target, root, progress=progress)
@@ -154,18 +142,45 @@ def repo_type_of(folder: Path) -> str:
     return "space" if card.data.to_dict().get("sdk") else "dataset"
 
 
-def validate_repo(repo: HubRepo):
-    """Load the card with its class and check its metadata against the folder; returns the card.
+HUB_ONLY_CHECKS: tuple[str, ...] = (
+    "the Hub's YAML metadata validation (RepoCard.validate: POST /api/validate-yaml)",
+    "the Space builds (pip install -r requirements.txt on the Hub's image) and answers",
+    "the dataset viewer converts every config",
+)
+"""What ``publish`` cannot check offline; ``rote-hf publish`` lists these after a dry run."""
 
-    Dataset: ``configs`` present, every ``data_files`` path matches a file, ``dataset_info``
-    names only known configs. Space: ``title``, a known ``sdk``, ``sdk_version`` for gradio, and
-    an ``app_file`` that exists. ``ValueError`` names the repo and the problem.
+OFFLINE_CHECKS: tuple[str, ...] = (
+    "huggingface_hub: RepoCard front matter parses; DatasetCardData/SpaceCardData typed metadata; repo id rules",
+    "rote-hf: configs and data files, dataset_info, size_categories, citation; Space title, sdk, "
+    "sdk_version = installed gradio, python_version, app_file; requirements install from public packages",
+)
+"""What :func:`check_repo` runs offline, one line each (printed by ``rote-hf publish``)."""
+
+MIN_PYTHON = (3, 11)
+
+
+def validate_repo(repo: HubRepo):
+    """Run huggingface_hub's offline card checks and ours on ``repo``; returns the card.
+
+    huggingface_hub: the card loads with its class (``DatasetCard``/``SpaceCard``: the YAML
+    front matter parses into ``DatasetCardData``/``SpaceCardData``), and ``rote/<name>`` obeys
+    its repo id rules (``validate_repo_id``). Ours, dataset: ``configs`` present, every
+    ``data_files`` path matches a file, ``dataset_info`` names only known configs,
+    ``size_categories`` set, a BibTeX citation in the body. Space: ``title``, a known ``sdk``,
+    ``sdk_version`` equal to the installed gradio, ``python_version`` >= 3.11 and an
+    ``app_file`` that exists. ``ValueError`` names the repo and the problem.
     """
+    import gradio
     from huggingface_hub import DatasetCard, SpaceCard
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
 
     readme = repo.path / "README.md"
     if not readme.is_file():
         raise ValueError(f"rote/{repo.name}: README.md (the card) is missing in {repo.path}")
+    try:
+        validate_repo_id(f"rote/{repo.name}")
+    except HFValidationError as exc:
+        raise ValueError(f"rote/{repo.name}: not a valid repo id: {exc}") from None
     if repo.repo_type == "dataset":
         card = DatasetCard.load(readme)
         meta = card.data.to_dict()
@@ -186,6 +201,10 @@ def validate_repo(repo: HubRepo):
         for info in infos if isinstance(infos, list) else [infos]:
             if info.get("config_name", "default") not in names:
                 raise ValueError(f"rote/{repo.name}: dataset_info names unknown config {info.get('config_name')!r}")
+        if not meta.get("size_categories"):
+            raise ValueError(f"rote/{repo.name}: dataset card needs 'size_categories'")
+        if "```bibtex" not in card.text:
+            raise ValueError(f"rote/{repo.name}: dataset card needs a BibTeX citation (a ```bibtex block)")
     else:
         card = SpaceCard.load(readme)
         meta = card.data.to_dict()
@@ -193,12 +212,31 @@ def validate_repo(repo: HubRepo):
             raise ValueError(f"rote/{repo.name}: Space card needs a 'title'")
         if meta.get("sdk") not in SPACE_SDKS:
             raise ValueError(f"rote/{repo.name}: Space sdk must be one of {SPACE_SDKS}, got {meta.get('sdk')!r}")
-        if meta["sdk"] == "gradio" and not meta.get("sdk_version"):
-            raise ValueError(f"rote/{repo.name}: a gradio Space card needs 'sdk_version'")
+        if meta["sdk"] == "gradio" and str(meta.get("sdk_version")) != gradio.__version__:
+            raise ValueError(f"rote/{repo.name}: sdk_version must be the installed gradio {gradio.__version__}, "
+                             f"got {meta.get('sdk_version')!r}")
+        version = str(meta.get("python_version") or "")
+        if not re.fullmatch(r"3\.\d+(\.\d+)?", version) or tuple(map(int, version.split(".")[:2])) < MIN_PYTHON:
+            raise ValueError(f"rote/{repo.name}: Space card needs python_version >= 3.11 "
+                             f"(the Hub defaults to 3.10), got {version or None!r}")
         app = meta.get("app_file") or "app.py"
         if not (repo.path / app).is_file():
             raise ValueError(f"rote/{repo.name}: app_file {app!r} is not in the repo")
     return card
+
+
+def check_repo(repo: HubRepo) -> list[str]:
+    """Every offline check of ``repo`` (:func:`validate_repo`, and for Spaces the requirements);
+    returns one line per check group for the report. ``ValueError`` on the first problem."""
+    from rote_hf.hub.metric_repos import METRIC_REPOS
+    from rote_hf.hub.requirements import check_requirements
+
+    card = validate_repo(repo)
+    lines = [f"card ok ({type(card).__name__})"]
+    if repo.repo_type == "space":
+        forbid = ("torch", "transformers") if repo.name in METRIC_REPOS else ("torch",)
+        lines.append(check_requirements(repo.path, forbid=forbid).summary())
+    return lines
 
 
 # -- pushing ------------------------------------------------------------------------------------------
@@ -210,7 +248,8 @@ def push(repos: list[HubRepo], org: str, *, token: str | None = None) -> list[st
     """Create (if needed) and upload each repo as ``<org>/<name>``; returns the repo ids.
 
     The leaderboard Space gets the variable ``ROTE_RESULTS_REPO=<org>/results`` so that it reads
-    the pushed results. Any failure raises :class:`PushError` with one line naming the repo.
+    the pushed results. Every repo is checked first (:func:`check_repo`; ``ValueError``, nothing
+    uploaded). Any upload failure raises :class:`PushError` with one line naming the repo.
     """
     from huggingface_hub import HfApi
 
@@ -218,6 +257,8 @@ def push(repos: list[HubRepo], org: str, *, token: str | None = None) -> list[st
 
     if not isinstance(org, str) or not _ORG.match(org):
         raise ValueError(f"org must be a hub user or organisation name (letters, digits, '-', '_', '.'), got {org!r}")
+    for repo in repos:  # refuse before the first upload: a Space that cannot install is not pushed
+        check_repo(repo)
     api = HfApi(token=token or os.environ.get("HF_TOKEN") or None)
     done = []
     for repo in repos:

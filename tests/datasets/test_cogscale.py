@@ -4,6 +4,7 @@ rebuilds, subset builds keep other configs, the card, and the CLI."""
 from __future__ import annotations
 
 import itertools
+import json
 
 import os
 from pathlib import Path
@@ -62,9 +63,13 @@ def test_card_metadata(mirror: Path) -> None:
     meta = yaml.safe_load(text.split("---\n")[1])
     names = [c["config_name"] for c in meta["configs"]]
     assert names == ["simple_copy-small", "cross_situation-small"]
-    info = meta["cogscale_configs"]["cross_situation-small"]
+    assert "cogscale_configs" not in meta  # the generation parameters live beside the card, not in its YAML
+    assert meta["size_categories"] == ["n<1K"] and meta["source_datasets"] == ["original"]
+    params = json.loads((mirror / "rote" / "cogscale" / "generation_params.json").read_text())
+    info = params["cross_situation-small"]
     assert (info["category"], info["column_order"], info["seed"]) == ("multi_classification", "alphabetical", 0)
-    assert meta["cogscale_configs"]["simple_copy-small"]["params"]["sequence_length"] == 22
+    assert params["simple_copy-small"]["params"]["sequence_length"] == 22
+    assert "no config name picks `simple_copy-small`" in text and "rote-hf build cogscale --config" in text
     for needle in ("## Presets", "## Scoring", "## Known quirks", "bibtex", "MIT", "### induction_heads"):
         assert needle in text
 
