@@ -64,15 +64,19 @@ def _target_repos(target: str) -> list[str]:
     return [target]
 
 
+RESULTS_CONFIGS = {
+    "ours": "our runs, from the results store (`rote_hf.results.ResultStore`)",
+    "paper": "the published numbers of the three papers (`source = paper`, one row per table cell or "
+             "released run), shipped with the package",
+}
+
 RESULTS_CARD = """# rote-hf results
 
 Result rows of the rote-hf leaderboard: one row per training run (ROTE, CogScale) or per
 model x MDL stratum (LLM query), in the schema of `rote_hf.results` (identity, task and model
 settings, metrics as JSON text, cost, provenance).
 
-- config `ours`: our runs, from the results store (`rote_hf.results.ResultStore`);
-- config `paper`: the published numbers of the three papers (`source = paper`, one row per
-  table cell), shipped with the package.
+{configs}
 
 Every row carries its provenance: `source`, `package_version`, `git_commit`,
 `dataset_fingerprint`, `config_hash`, `timestamp` and `verified` (submissions made through the
@@ -80,12 +84,66 @@ leaderboard are stored with `verified = false`).
 
 ```python
 from datasets import load_dataset
-ours = load_dataset("rote/results", "ours", split="train")
-paper = load_dataset("rote/results", "paper", split="train")
+{examples}
 ```
 
 The leaderboard Space reads this repo when `ROTE_RESULTS_REPO=<org>/results` is set.
+
+## Licences of the published rows
+
+The `paper` rows redistribute published results under their authors' licences, whose notices
+are kept here:
+
+- ROTE (nla-group/slearn and nla-group/rote archives): MIT License, Copyright (c) 2021 Numerical Linear Algebra Group, The University of Manchester.
+- CogScale (Naowak/CogScale `baseline/results`): MIT License, Copyright (c) 2025 Yannis Bendi-Ouis.
+- MDL LLM evaluation (sabilashang/where-induction-runs-out `results/llm_eval.csv`): the
+  authors' released per-row results, cited below.
+
+Our own rows are MIT, like rote-hf.
+
+## Citation
+
+```bibtex
+@inproceedings{{cahuantzi2023comparison,
+  title     = {{A Comparison of {{LSTM}} and {{GRU}} Networks for Learning Symbolic Sequences}},
+  author    = {{Cahuantzi, Roberto and Chen, Xinye and G{{\"u}}ttel, Stefan}},
+  booktitle = {{Intelligent Computing (SAI 2023)}},
+  series    = {{Lecture Notes in Networks and Systems}},
+  volume    = {{739}},
+  publisher = {{Springer}},
+  year      = {{2023}},
+  doi       = {{10.1007/978-3-031-37963-5_53}}
+}}
+
+@misc{{bendiouis2026cogscale,
+  title         = {{{{CogScale}}: Scalable Benchmark for Sequence Processing}},
+  author        = {{Bendi-Ouis, Yannis and de Coudenhove, Romain and Hinaut, Xavier}},
+  year          = {{2026}},
+  eprint        = {{2605.19758}},
+  archivePrefix = {{arXiv}},
+  url           = {{https://github.com/Naowak/CogScale}}
+}}
+
+@misc{{ganeshan2026induction,
+  title  = {{Where Induction Runs Out: Description-Length Difficulty and the Memorisation Gap
+            in Integer-Sequence Benchmarks}},
+  author = {{Ganeshan, Sabilashan}},
+  year   = {{2026}},
+  note   = {{Code and data: https://github.com/sabilashang/where-induction-runs-out}}
+}}
+```
 """
+"""Card of ``rote/results``; ``{configs}`` and ``{examples}`` list only the configs built."""
+
+
+def results_card(configs: list[str]) -> str:
+    """The card body of ``rote/results`` documenting exactly ``configs``."""
+    unknown = sorted(set(configs) - set(RESULTS_CONFIGS))
+    if unknown:
+        raise ValueError(f"configs must be among {sorted(RESULTS_CONFIGS)}, got {unknown}")
+    listed = "\n".join(f"- config `{c}`: {RESULTS_CONFIGS[c]}." for c in configs)
+    examples = "\n".join(f'{c} = load_dataset("rote/results", "{c}", split="train")' for c in configs)
+    return RESULTS_CARD.format(configs=listed, examples=examples)
 
 
 def build_results_repo(root: Path, results: str | os.PathLike | None) -> BuiltRepo:
@@ -107,9 +165,9 @@ def build_results_repo(root: Path, results: str | os.PathLike | None) -> BuiltRe
     paper = pa.Table.from_pylist([r.to_record() for r in paper_rows()], schema=schema)
     configs["paper"] = {"train": datasets.Dataset(InMemoryTable(paper))}
     return write_dataset_repo(
-        root, RESULTS, configs, RESULTS_CARD, default_config="ours" if "ours" in configs else "paper",
+        root, RESULTS, configs, results_card(list(configs)), default_config="ours" if "ours" in configs else "paper",
         card_meta={"license": "mit", "pretty_name": "rote-hf results",
-                   "tags": ["rote", "cogscale", "mdl", "leaderboard", "results"], "size_categories": ["1K<n<10K"]},
+                   "tags": ["rote", "cogscale", "mdl", "leaderboard", "results"], "source_datasets": ["extended"]},
     )
 
 
