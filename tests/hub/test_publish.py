@@ -38,7 +38,11 @@ def test_dry_run_assembles_every_repo_with_valid_cards(mirror):
         card = validate_repo(HubRepo(name=name, repo_type=kind, path=root / "rote" / name))
         assert type(card).__name__ == ("SpaceCard" if kind == "space" else "DatasetCard")
     space = (root / "rote" / "leaderboard")
-    assert sorted(p.name for p in space.iterdir()) == ["README.md", "app.py", "llm_tab.py", "requirements.txt"]
+    assert sorted(p.name for p in space.iterdir()) == ["README.md", "app.py", "llm_tab.py", "requirements.txt", "rote_hf"]
+    # the report says which checks ran offline and which need the Hub, and where the mirror is
+    assert "checks run offline:" in out and "checks that need the Hub (run after --push):" in out
+    assert "RepoCard.validate" in out and out.count("requirements ok:") == 6
+    assert f"cd {root.resolve()}" in out
 
 
 def test_mirror_loads_with_datasets_and_evaluate(mirror, monkeypatch):
@@ -50,6 +54,8 @@ def test_mirror_loads_with_datasets_and_evaluate(mirror, monkeypatch):
     ours = load_dataset("rote/results", "ours", split="train")
     paper = load_dataset("rote/results", "paper", split="train")
     assert (len(ours), len(paper)) == (67, 1279)
+    card = (root / "rote" / "results" / "README.md").read_text()
+    assert 'load_dataset("rote/results", "ours", split="train")' in card and "Copyright (c) 2025 Yannis Bendi-Ouis" in card
     assert set(paper["source"]) == {"paper"} and "submitted" not in "".join(ours["run_id"])
     seeds = load_dataset("rote/rote-seeds", "paper", split="train")
     assert len(seeds) == 44
@@ -71,6 +77,15 @@ def test_invalid_cards_are_reported(mirror, tmp_path):
     shutil.rmtree(data / "data" / "paper")
     with pytest.raises(ValueError, match="rote/results: config 'paper' data file .* matches no file"):
         validate_repo(HubRepo(name="results", repo_type="dataset", path=data))
+    old = tmp_path / "old_space"
+    shutil.copytree(root / "rote" / "leaderboard", old)
+    card = (old / "README.md").read_text()
+    (old / "README.md").write_text(card.replace('python_version: "3.11"\n', ""))
+    with pytest.raises(ValueError, match=r"needs python_version >= 3.11 \(the Hub defaults to 3.10\)"):
+        validate_repo(HubRepo(name="leaderboard", repo_type="space", path=old))
+    (old / "README.md").write_text(card.replace("sdk_version: 6.31.0", "sdk_version: 5.0.0"))
+    with pytest.raises(ValueError, match="sdk_version must be the installed gradio"):
+        validate_repo(HubRepo(name="leaderboard", repo_type="space", path=old))
 
 
 def test_offline_push_fails_with_one_clear_line(mirror):
@@ -106,3 +121,14 @@ def test_push_uploads_every_folder(mirror, monkeypatch, capsys):
     assert ("variable", "my-org/leaderboard", {"ROTE_RESULTS_REPO": "my-org/results"}) in calls
     out = capsys.readouterr().out
     assert out.count("pushed  my-org/") == len(EXPECTED)
+    # a Space whose requirements cannot install is refused before anything is uploaded
+    calls.clear()
+    req = root / "rote" / "jw_distance" / "requirements.txt"
+    good = req.read_text()
+    req.write_text(good + "rote-hf>=0.1\n")
+    try:
+        assert main(["publish", "--root", str(root), "--results", str(results), "--quiet", "--push", "my-org"]) == 2
+    finally:
+        req.write_text(good)
+    assert calls == []
+    assert "rote/jw_distance: requirements.txt cannot be satisfied" in capsys.readouterr().err
