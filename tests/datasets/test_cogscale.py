@@ -79,7 +79,7 @@ def test_two_builds_are_byte_identical(mirror: Path, tmp_path: Path) -> None:
     build(tmp_path, progress=False, config="cross_situation-small")
     a, b = mirror / "rote" / "cogscale", tmp_path / "rote" / "cogscale"
     files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
-    assert len(files) == 7  # README + 2 configs x 3 splits
+    assert len(files) == 8  # README + generation_params.json + 2 configs x 3 splits
     assert files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
     for rel in files:
         assert (a / rel).read_bytes() == (b / rel).read_bytes(), rel

@@ -56,7 +56,10 @@ def test_configs_load_from_the_mirror_root(built, monkeypatch):
     assert all(len(r["shown"]) == 20 and len(r["answer"]) == 3 for r in llm)
     assert set(llm["stratum"]) <= {"clean", "revising", "wilderness"}
     card = (root / "rote" / "oeis-mdl" / "README.md").read_text()
-    assert "CC BY-SA 4.0" in card and "oeissequences" in card and "{" not in card.split("---", 2)[2].replace("{r", "")
+    body = card.split("---", 2)[2]
+    assert "CC BY-SA 4.0" in card and "oeissequences" in card and "{" not in body.split("## Citation")[0].replace("{r", "")
+    assert "@misc{ganeshan2026induction," in body and "author = {Ganeshan, Sabilashan}" in body  # the MDL paper
+    assert "@misc{oeis," in body and "OEIS Foundation Inc." in body  # the OEIS asks to be cited
 
 
 def test_user_supplied_dump_and_llm_sample():

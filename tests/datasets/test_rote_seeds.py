@@ -68,7 +68,12 @@ def test_card_documents_every_column(mirror):
     card = (repo_dir(mirror, "rote-seeds") / "README.md").read_text()
     for column in ("r_star", "alpha_100", "entropy_nats", "first_window", "num_windows", "context", "target", "lzw_count"):
         assert f"`{column}`" in card
-    assert "license: mit" in card and "rote-hf build rote-seeds" in card and "@misc{rote" in card
+    assert "license: mit" in card and "rote-hf build rote-seeds" in card
+    # the citation the ROTE authors ask for, and the MIT notice of the reference the seeds match
+    assert "@inproceedings{cahuantzi2023comparison," in card and "Cahuantzi, Roberto and Chen, Xinye and G" in card
+    assert "year      = {2023}" in card and "doi       = {10.1007/978-3-031-37963-5_53}" in card
+    assert "Copyright (c) 2021 Numerical Linear Algebra Group, The University of Manchester" in card
+    assert "size_categories:\n- n<1K" in card and "source_datasets:\n- original" in card
 
 
 def test_failed_write_keeps_the_previous_repo(tmp_path):
