@@ -184,3 +184,41 @@ def test_leaderboard_host_and_port_default_from_the_environment(monkeypatch):
     monkeypatch.delenv("GRADIO_SERVER_PORT")
     app["main"]([])
     assert (captured["server_name"], captured["server_port"]) == ("127.0.0.1", None)
+
+
+# rote_hf may come only from the Space folder itself (its copied modules), never from the
+# checkout or the shared venv's editable install.
+ONLY_FROM_SPACE = """
+import importlib.machinery, os, sys
+SPACE = os.getcwd()
+class _SpaceOnly:
+    def find_spec(self, name, path=None, target=None):
+        if name != "rote_hf" and not name.startswith("rote_hf."):
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path if path else [SPACE])
+        if spec is None or not str(spec.origin).startswith(SPACE + os.sep):
+            raise ModuleNotFoundError(f"No module named {name!r} in the Space", name=name)
+        return spec
+sys.meta_path.insert(0, _SpaceOnly())
+sys.path.insert(0, SPACE)
+import runpy
+app = runpy.run_path("app.py", run_name="space_app")
+demo = app["build_demo"](sys.argv[1])
+outside = sorted(m.__file__ for n, m in sys.modules.items()
+                 if n.split(".")[0] == "rote_hf" and getattr(m, "__file__", None) and not m.__file__.startswith(SPACE))
+print("OUTSIDE", outside)
+print("LOADED", sum(n.split(".")[0] == "rote_hf" for n in sys.modules), "TORCH", "torch" in sys.modules)
+"""
+
+
+@pytest.mark.slow
+def test_leaderboard_space_builds_its_app_from_its_own_files(mirror, tmp_path):
+    space = mirror / "rote" / "leaderboard"
+    (tmp_path / "results").mkdir()
+    proc = subprocess.run([sys.executable, "-c", ONLY_FROM_SPACE, str(tmp_path / "results")], cwd=space,
+                          env=_env(tmp_path), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = dict(line.split(" ", 1) for line in proc.stdout.splitlines() if line.startswith(("OUTSIDE", "LOADED")))
+    assert lines["OUTSIDE"] == "[]"
+    assert int(lines["LOADED"].split()[0]) >= 10
+    assert lines["LOADED"].endswith("TORCH False")  # the leaderboard never loads torch
