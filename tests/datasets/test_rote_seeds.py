@@ -111,3 +111,16 @@ def test_built_repo_summary_is_one_short_line(tmp_path):
     assert few.summary().endswith("(paper: train 44; windows: train 44, test 44)")
     many = BuiltRepo(tmp_path / "rote" / "b", {f"c{i}": {"train": 1000, "test": 200} for i in range(28)})
     assert many.summary().endswith("(28 configs, 33,600 rows)")
+
+
+def test_paste_lines_use_the_mirror_from_anywhere(mirror, tmp_path, monkeypatch):
+    from rote_hf.hub.mirror import paste_lines
+
+    text = paste_lines(mirror)
+    assert f"The local mirror is {mirror.resolve() / 'rote'}" in text and f"  cd {mirror.resolve()}" in text
+    (line,) = [ln.strip() for ln in text.splitlines() if ln.strip().startswith("load_dataset(")]
+    assert line == f'load_dataset("{mirror.resolve()}/rote/rote-seeds", "paper")'
+    monkeypatch.chdir(tmp_path)  # elsewhere: the pasted full-path line loads the repo
+    assert eval(line, {"load_dataset": load_dataset})["train"].num_rows == 44  # noqa: S307 -- our own line
+    with pytest.raises(ConnectionError, match="Couldn.t reach .rote/rote-seeds."):  # the bare id does not resolve here
+        load_dataset("rote/rote-seeds", "paper")
