@@ -49,6 +49,15 @@ def test_wheel_install_builds_and_publishes_outside_the_checkout(tmp_path):
     # the shared venv's editable finder must not shadow the wheel
     where = _run([str(py), "-c", "import rote_hf, sys; print(rote_hf.__file__)"], tmp_path, env).stdout.strip()
     assert where.startswith(str(venv)), where
+    # the wheel bundles eval_suite/metrics and space at build time: equal to the sources, file for file
+    bundled = Path(where).parent / "_bundled"
+    for kind, folder in (("metrics", "eval_suite/metrics"), ("space", "space")):
+        tracked = [rel for rel in files if rel.startswith(folder + "/") and "__pycache__" not in rel]
+        shipped = [p.relative_to(bundled / kind).as_posix() for p in (bundled / kind).rglob("*")
+                   if p.is_file() and "__pycache__" not in p.parts]  # pip compiles .pyc on install
+        assert tracked and sorted(shipped) == sorted(rel.removeprefix(folder + "/") for rel in tracked)
+        for rel in tracked:
+            assert (bundled / kind / rel.removeprefix(folder + "/")).read_bytes() == (REPO_ROOT / rel).read_bytes(), rel
     work = tmp_path / "elsewhere"
     work.mkdir()
     cli = [str(py), "-m", "rote_hf.cli"]
