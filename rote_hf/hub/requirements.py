@@ -72,12 +72,23 @@ def dependency_closure(names: list[str]) -> frozenset[str]:
     return frozenset(seen)
 
 
+def _type_checking_only(stmt: ast.stmt) -> bool:
+    """``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``): imports there never run."""
+    if not isinstance(stmt, ast.If):
+        return False
+    test = stmt.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
 def _imports(path: Path) -> list[tuple[str, bool]]:
     """``(top-level module, at module level?)`` for each absolute import in the file."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     top_level = set()
-    for stmt in tree.body:  # module level, including top-level try/if blocks
-        top_level.update(id(n) for n in ast.walk(stmt) if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)))
+    for stmt in tree.body:  # module level, including top-level try/if blocks (not `if TYPE_CHECKING:`)
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or _type_checking_only(stmt):
+            continue
+        top_level.update(id(n) for n in ast.walk(stmt))
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

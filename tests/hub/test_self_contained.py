@@ -222,3 +222,23 @@ def test_leaderboard_space_builds_its_app_from_its_own_files(mirror, tmp_path):
     assert lines["OUTSIDE"] == "[]"
     assert int(lines["LOADED"].split()[0]) >= 10
     assert lines["LOADED"].endswith("TORCH False")  # the leaderboard never loads torch
+
+
+def test_only_module_level_imports_must_be_covered(tmp_path):
+    repo = tmp_path / "toy"
+    repo.mkdir()
+    (repo / "requirements.txt").write_text("# public packages\nnumpy>=2\n")
+    (repo / "helper.py").write_text("X = 1\n")
+    (repo / "app.py").write_text(
+        "from typing import TYPE_CHECKING\nimport json\nimport numpy\nimport helper\n"
+        "if TYPE_CHECKING:\n    import pandas\n\n\ndef local_model():\n    import transformers\n"
+    )
+    report = check_requirements(repo)
+    assert report.requirements == ("numpy",) and report.optional == {"transformers": ["app.py"]}
+    assert report.summary() == "requirements ok: 1 packages (1 with dependencies); optional, not installed on the Hub: transformers"
+    (repo / "app.py").write_text("import pandas\n")
+    with pytest.raises(ValueError, match="rote/toy: requirements.txt cannot be satisfied: app.py imports 'pandas'"):
+        check_requirements(repo)
+    (repo / "requirements.txt").write_text("./rote_hf-0.1.0-py3-none-any.whl\n")
+    with pytest.raises(ValueError, match="not a requirement of a public package"):
+        check_requirements(repo)
