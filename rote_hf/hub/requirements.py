@@ -72,7 +72,7 @@ def dependency_closure(names: list[str]) -> frozenset[str]:
     return frozenset(seen)
 
 
-def _type_checking_only(stmt: ast.stmt) -> bool:
+def _type_checking_only(stmt: ast.AST) -> bool:
     """``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``): imports there never run."""
     if not isinstance(stmt, ast.If):
         return False
@@ -82,15 +82,19 @@ def _type_checking_only(stmt: ast.stmt) -> bool:
 
 
 def _imports(path: Path) -> list[tuple[str, bool]]:
-    """``(top-level module, at module level?)`` for each absolute import in the file."""
+    """``(top-level module, at module level?)`` for each absolute import in the file that can run
+    (imports under ``if TYPE_CHECKING:`` are left out)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     top_level = set()
     for stmt in tree.body:  # module level, including top-level try/if blocks (not `if TYPE_CHECKING:`)
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or _type_checking_only(stmt):
             continue
         top_level.update(id(n) for n in ast.walk(stmt))
+    never_run = {id(n) for stmt in ast.walk(tree) if _type_checking_only(stmt) for n in ast.walk(stmt)}
     out = []
     for node in ast.walk(tree):
+        if id(node) in never_run:
+            continue
         if isinstance(node, ast.Import):
             out += [(a.name.split(".")[0], id(node) in top_level) for a in node.names]
         elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
