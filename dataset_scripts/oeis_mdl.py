@@ -3,7 +3,7 @@
     python dataset_scripts/oeis_mdl.py --root DIR      # writes DIR/rote/oeis-mdl/
 
 Set ``ROTE_HF_OEIS_STRIPPED=/path/to/stripped.gz`` to sweep a real OEIS dump instead of the
-shipped generated sample. The rows come from :mod:`rote_hf.hub.oeis_mdl`.
+shipped generated sample. The rows come from :mod:`rote_hf.datasets.oeis_mdl`.
 """
 
 import sys

@@ -2,7 +2,7 @@
 
     python dataset_scripts/rote_seeds.py --root DIR     # writes DIR/rote/rote-seeds/
 
-The rows come from :mod:`rote_hf.hub.rote_seeds`; this script is the published entry point.
+The rows come from :mod:`rote_hf.datasets.rote_seeds`; this script is the published entry point.
 """
 
 import sys

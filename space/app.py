@@ -211,8 +211,13 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="space/app.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", default="results", help="results store folder (default: ./results)")
-    parser.add_argument("--host", default="127.0.0.1", help="address to serve on (default: 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=None, help="port (default: 7860 or the next free one)")
+    # On the Hub the Space runtime sets GRADIO_SERVER_NAME/PORT (0.0.0.0:7860); an explicit
+    # loopback host would override them and the Space would never answer.
+    env_port = os.environ.get("GRADIO_SERVER_PORT")
+    parser.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
+                        help="address to serve on (default: $GRADIO_SERVER_NAME, else 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=int(env_port) if env_port else None,
+                        help="port (default: $GRADIO_SERVER_PORT, else 7860 or the next free one)")
     args = parser.parse_args(argv)
     demo = build_demo(args.results)
     demo.queue(default_concurrency_limit=2).launch(server_name=args.host, server_port=args.port,

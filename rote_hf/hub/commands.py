@@ -14,7 +14,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="build hub repos into the local mirror DIR/rote/<repo>/",
         description="Build a dataset or metric repo of the rote org into a local mirror folder.",
     )
-    p.add_argument("target", choices=[*sorted(BUILD_TARGETS), "all"], help="what to build")
+    p.add_argument("target", choices=[*BUILD_TARGETS.names(), "all"], help="what to build")
     p.add_argument("--root", default=".", type=Path, help="mirror root; repos go to ROOT/rote/<repo> (default: .)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument(
@@ -36,12 +36,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _build(args: argparse.Namespace) -> int:
     from rote_hf.hub.targets import build
 
+    from rote_hf.hub.mirror import paste_lines
+
     for repo in build(args.target, args.root, progress=not args.quiet, config=args.config):
         print(repo.summary())
+    print(paste_lines(args.root))
     return 0
 
 
 def _demo(args: argparse.Namespace) -> int:
+    from rote_hf.hub.mirror import paste_lines
     from rote_hf.hub.targets import build
     from rote_hf.symbolic.table1 import format_table1, table1
 
@@ -50,8 +54,6 @@ def _demo(args: argparse.Namespace) -> int:
         print("  " + repo.summary())
     print("\nROTE paper Table 1 recomputed from the 40 main-track seeds:")
     print(format_table1(table1()))
-    print(
-        "\nFrom that folder the hub ids work offline, e.g. load_dataset(\"rote/rote-seeds\", \"paper\"), "
-        "load_dataset(\"rote/cogscale\", \"simple_copy-small\"), evaluate.load(\"rote/dl_distance\")"
-    )
+    print()
+    print(paste_lines(args.root))
     return 0

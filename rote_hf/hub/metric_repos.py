@@ -1,17 +1,29 @@
 """Write the five ``evaluate`` metric repos into the local mirror: ``<root>/rote/<name>/``.
 
-The modules live in ``eval_suite/metrics/<name>/`` (``<name>.py``, metric card README.md,
-``app.py``, ``requirements.txt``); this build copies each folder as is, so that
-``evaluate.load("rote/<name>")`` works verbatim with the mirror root as working directory,
-offline. ``rote_hf`` never imports ``eval_suite``: the folders are located as files next to
-the package in a source checkout and copied, nothing more.
+A metric repo must work for anyone who calls ``evaluate.load`` on it, without rote-hf (which is
+on no package index). Each repo therefore holds:
+
+- the files of ``eval_suite/metrics/<name>/`` (module ``<name>.py``, card ``README.md``,
+  ``app.py``, ``requirements.txt``), copied as they are;
+- the shared files of ``eval_suite/metrics/`` that the module or ``app.py`` import
+  (``rote_pair.py``, ``serve.py``);
+- ``metric_<module>.py``: the pure functions of ``rote_hf.metrics.<module>``, generated at build
+  time with their ``rote_hf`` imports turned into sibling imports. ``rote_hf.metrics`` stays the
+  one source of truth; no copy is kept by hand.
+
+evaluate copies only the sibling files that the module script itself imports (one level, no
+recursion), so the build refuses a module that does not import every generated sibling it needs.
+The sources are found by :func:`rote_hf.hub.sources.source_dir` (bundled in a wheel, or the checkout).
 """
 
 from __future__ import annotations
 
+import ast
+import re
 from pathlib import Path
 
-from rote_hf.hub.mirror import BuiltRepo, copy_files_repo
+from rote_hf.hub.mirror import BuiltRepo, refuse_config, repo_dir, staged_repo
+from rote_hf.hub.sources import source_dir
 
 METRIC_REPOS: tuple[str, ...] = ("dl_distance", "jw_distance", "exact_rollout", "confabulation", "cogscale_score")
 """Metric repos of the ``rote`` org, one ``evaluate`` module each."""
@@ -19,32 +31,122 @@ METRIC_REPOS: tuple[str, ...] = ("dl_distance", "jw_distance", "exact_rollout", 
 MODULE_FILES: tuple[str, ...] = ("README.md", "app.py", "requirements.txt")
 """Files every metric folder holds besides ``<name>.py``."""
 
-
-def source_dir() -> Path:
-    """``eval_suite/metrics`` of the source checkout this package was imported from."""
-    return Path(__file__).resolve().parents[2] / "eval_suite" / "metrics"
+GENERATED_PREFIX = "metric_"
+_PACKAGE_IMPORT = re.compile(r"^from rote_hf\.(metrics\.(?P<mod>\w+)|registry) import ", re.M)
 
 
-def module_files(name: str, source: Path | None = None) -> list[Path]:
-    """The files of metric ``name`` to publish; ``FileNotFoundError`` if one is missing."""
-    folder = (source or source_dir()) / name
+def sibling_name(module: str) -> str:
+    """``rote_hf.metrics._checks`` -> ``metric_checks``; ``rote_hf.registry`` -> ``metric_registry``."""
+    if module == "rote_hf.registry":
+        return f"{GENERATED_PREFIX}registry"
+    prefix = "rote_hf.metrics."
+    if not module.startswith(prefix) or "." in module[len(prefix):]:
+        raise ValueError(f"module must be a module of rote_hf.metrics or rote_hf.registry, got {module!r}")
+    return GENERATED_PREFIX + module[len(prefix):].lstrip("_")
+
+
+def _module_file(sibling: str) -> Path:
+    """The source file of rote_hf a generated sibling comes from."""
+    import rote_hf
+
+    package = Path(rote_hf.__file__).resolve().parent
+    stem = sibling[len(GENERATED_PREFIX):]
+    if stem == "registry":
+        return package / "registry.py"
+    for candidate in (package / "metrics" / f"{stem}.py", package / "metrics" / f"_{stem}.py"):
+        if candidate.is_file():
+            return candidate
+    raise FileNotFoundError(f"{sibling}.py has no source in rote_hf.metrics (looked for {stem}.py and _{stem}.py)")
+
+
+def generate_sibling(sibling: str) -> tuple[str, set[str]]:
+    """``(text, siblings it imports)`` of generated sibling ``metric_<x>``.
+
+    ``from rote_hf.metrics.<m> import ...`` becomes ``from .metric_<m> import ...``. Any other
+    import of ``rote_hf`` is refused (``ValueError``): the metric room depends on nothing else.
+    """
+    source = _module_file(sibling)
+    text = source.read_text(encoding="utf-8")
+    needs: set[str] = set()
+
+    def rewrite(match: re.Match) -> str:
+        module = "rote_hf.registry" if match.group(1) == "registry" else f"rote_hf.metrics.{match.group('mod')}"
+        name = sibling_name(module)
+        needs.add(name)
+        return f"from .{name} import "
+
+    text = _PACKAGE_IMPORT.sub(rewrite, text)
+    for node in ast.walk(ast.parse(text)):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else (
+            [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+        if any(n == "rote_hf" or n.startswith("rote_hf.") for n in names):
+            raise ValueError(f"{source}: imports {names} of rote_hf; a metric module may use rote_hf.metrics alone")
+    header = (f"# Generated by `rote-hf build metrics` from rote_hf/{source.relative_to(source.parents[1]).as_posix()}"
+              " (one source of truth); do not edit.\n")
+    return header + text, needs
+
+
+def local_imports(path: Path) -> set[str]:
+    """Top-level names imported by the file at ``path``: relative imports (``from .x``) as ``x``,
+    absolute ones as their first component."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def repo_files(name: str, source: Path | None = None) -> tuple[list[Path], dict[str, str]]:
+    """``(files to copy, {generated file name: text})`` of metric repo ``name``.
+
+    ``FileNotFoundError`` names missing source files; ``ValueError`` says which sibling the
+    module script must import itself (evaluate does not follow imports of imports).
+    """
+    if name not in METRIC_REPOS:
+        raise ValueError(f"name must be one of {list(METRIC_REPOS)}, got {name!r}")
+    base = source if source is not None else source_dir("metrics")
+    folder = base / name
     files = [folder / f"{name}.py", *(folder / f for f in MODULE_FILES)]
     missing = [str(f) for f in files if not f.is_file()]
     if missing:
-        raise FileNotFoundError(
-            f"metric module files not found: {missing}; `rote-hf build metrics` needs a source checkout with eval_suite/metrics/"
+        raise FileNotFoundError(f"metric module files not found: {missing}")
+    module_imports = local_imports(files[0])
+    wanted = module_imports | local_imports(folder / "app.py")
+    shared = sorted(n for n in wanted if (base / f"{n}.py").is_file() and not n.startswith(GENERATED_PREFIX))
+    files += [base / f"{n}.py" for n in shared]
+    generated: dict[str, str] = {}
+    todo = sorted(n for n in module_imports if n.startswith(GENERATED_PREFIX))
+    while todo:
+        sibling = todo.pop()
+        if sibling in generated:
+            continue
+        generated[f"{sibling}.py"], needs = generate_sibling(sibling)
+        todo.extend(sorted(needs))
+    unimported = sorted(f.removesuffix(".py") for f in generated if f.removesuffix(".py") not in module_imports)
+    if unimported:
+        raise ValueError(
+            f"{files[0].name} must import {unimported} itself (e.g. `from .{unimported[0]} import ...`): "
+            "evaluate copies only the sibling files the module script imports"
         )
-    return files
+    return files, generated
 
 
 def build_metric_repo(root: Path, name: str, *, source: Path | None = None) -> BuiltRepo:
-    """Copy metric ``name`` into ``<root>/rote/<name>/`` atomically (staging folder + swap)."""
-    if name not in METRIC_REPOS:
-        raise ValueError(f"name must be one of {list(METRIC_REPOS)}, got {name!r}")
-    files = module_files(name, source)
-    return BuiltRepo(path=copy_files_repo(root, name, files), rows={"module": {"files": len(files)}})
+    """Write ``<root>/rote/<name>/`` atomically (staging folder + swap); see the module docstring."""
+    import shutil
+
+    files, generated = repo_files(name, source)
+    with staged_repo(root, name) as staging:
+        for f in files:
+            shutil.copyfile(f, staging / f.name)
+        for file_name, text in generated.items():
+            (staging / file_name).write_text(text, encoding="utf-8")
+    return BuiltRepo(path=repo_dir(root, name), rows={"module": {"files": len(files) + len(generated)}})
 
 
-def build(root: Path, *, progress: bool = True) -> list[BuiltRepo]:
-    """Build target ``metrics``: all five metric repos (copying is instant; no progress bar)."""
+def build(root: Path, *, progress: bool = True, config: str | None = None) -> list[BuiltRepo]:
+    """Build target ``metrics``: all five metric repos (instant; no progress bar)."""
+    refuse_config("metrics", config)
     return [build_metric_repo(Path(root), name) for name in METRIC_REPOS]

@@ -69,6 +69,15 @@ class SplitInfo:
         return cls(ds.features, len(ds), ds.data.nbytes)
 
 
+SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
+                   (10_000_000, "1M<n<10M"), (100_000_000, "10M<n<100M"))
+
+
+def size_category(rows: int) -> str:
+    """The Hub's ``size_categories`` value for a dataset of ``rows`` rows in all."""
+    return next((label for bound, label in SIZE_CATEGORIES if rows < bound), "n>1T" if rows >= 10**12 else "100M<n<1B")
+
+
 def card_yaml(
     configs: Mapping[str, Mapping[str, SplitInfo]],
     *,
@@ -79,6 +88,8 @@ def card_yaml(
     import datasets
 
     meta: dict[str, object] = dict(extra or {})
+    if "size_categories" not in meta:
+        meta["size_categories"] = [size_category(sum(i.num_examples for splits in configs.values() for i in splits.values()))]
     meta["configs"] = [
         {
             "config_name": name,
@@ -138,6 +149,12 @@ def write_dataset_repo(
     return BuiltRepo(path=repo_dir(root, repo), rows=rows)
 
 
+def refuse_config(repo: str, config: str | None) -> None:
+    """``ValueError`` when ``config`` is given to a build whose repo is always built whole."""
+    if config is not None:
+        raise ValueError(f"config is not supported by target {repo!r} (it builds all its configs), got {config!r}")
+
+
 def check_configs(configs: Mapping[str, object], default_config: str | None) -> None:
     """``ValueError`` unless ``configs`` is non-empty and ``default_config`` names one of them."""
     if not configs:
@@ -160,14 +177,6 @@ def staged_repo(root: str | os.PathLike, repo: str) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-
-
-def copy_files_repo(root: str | os.PathLike, repo: str, files: list[Path]) -> Path:
-    """``<root>/rote/<repo>/`` holding exactly ``files`` (copied flat, by name), written atomically."""
-    with staged_repo(root, repo) as staging:
-        for f in files:
-            shutil.copyfile(f, staging / f.name)
-    return repo_dir(root, repo)
 
 
 def write_card(folder: Path, front_matter: str, body: str) -> None:
@@ -199,3 +208,21 @@ def swap_in(staging: Path, target: Path) -> None:
     os.replace(staging, target)
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def paste_lines(root: str | os.PathLike) -> str:
+    """Where the mirror is and lines to paste to use its hub ids from anywhere.
+
+    ``datasets`` and ``evaluate`` resolve ``rote/<repo>`` as a folder relative to the working
+    directory, so the ids work from the mirror root; from elsewhere use ``cd`` or full paths.
+    """
+    base = Path(root).resolve()
+    mirror = base / ORG
+    dataset = next((r for r in ("cogscale", "rote-seeds", "oeis-mdl") if (mirror / r / "README.md").is_file()), "rote-seeds")
+    config = {"cogscale": '"simple_copy-small"', "rote-seeds": '"paper"', "oeis-mdl": '"classical"'}[dataset]
+    return "\n".join([
+        f"The local mirror is {mirror}; the hub ids resolve from {base}. Paste one of:",
+        f"  cd {base}",
+        f'  load_dataset("{mirror / dataset}", {config})',
+        f'  evaluate.load("{mirror / "dl_distance"}")',
+    ])

@@ -49,10 +49,12 @@ def write_streaming_repo(
     default_config: str | None = None,
     card_meta: Mapping[str, object] | None = None,
     on_config: Callable[[str], None] | None = None,
+    extra_files: Mapping[str, str] | None = None,
 ) -> BuiltRepo:
     """Write ``<root>/rote/<repo>/`` atomically, streaming every split to Parquet.
 
     Memory is bounded by one batch. ``on_config(name)`` is called after each config (progress).
+    ``extra_files`` maps file names to text written beside the card (e.g. generation parameters).
     """
     import pyarrow.parquet as pq
 
@@ -82,4 +84,6 @@ def write_streaming_repo(
             if on_config is not None:
                 on_config(name)
         write_card(staging, card_yaml(written, default_config=default_config, extra=card_meta), card_body)
+        for file_name, text in (extra_files or {}).items():
+            (staging / file_name).write_text(text, encoding="utf-8")
     return BuiltRepo(path=repo_dir(root, repo), rows=rows)

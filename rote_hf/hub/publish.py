@@ -5,15 +5,20 @@ Repos (each a folder ``<root>/rote/<name>/``, uploaded as it is):
 - the datasets of every build target in :data:`rote_hf.hub.targets.BUILD_TARGETS` except
   ``metrics`` (``rote-seeds``, ``cogscale``, and the MDL dataset when its target exists);
 - the five metric Spaces (target ``metrics``: evaluate module + card + ``app.py``);
-- the leaderboard Space ``leaderboard`` (the files of ``space/`` in the source checkout);
+- the leaderboard Space ``leaderboard`` (the files of ``space/`` plus the ``rote_hf`` modules
+  they import: :mod:`rote_hf.hub.space_repo`);
 - the results dataset ``results``: our runs (config ``ours``, from the results store) and the
   papers' published rows (config ``paper``), one Parquet file each, same schema as the store.
 
 A dataset or metric repo already in the mirror is reused unless ``rebuild`` (building CogScale's
 configs takes minutes); the leaderboard Space and the results dataset are always rewritten.
-Each card's metadata is checked with huggingface_hub's card classes (``DatasetCard`` /
-``SpaceCard``) against the folder's files, offline. The dry run stops there; ``push`` uploads
-each folder with ``HfApi.upload_folder`` (token from ``$HF_TOKEN`` or the stored login).
+Each repo is checked offline (:func:`check_repo`): huggingface_hub's own card parsing
+(``RepoCard``, ``DatasetCardData``/``SpaceCardData``, repo id rules) beside our checks of the
+metadata against the folder's files, and, for Spaces, that ``requirements.txt`` installs from
+public packages and covers what the code imports (:mod:`rote_hf.hub.requirements`). What only
+the Hub can check (its YAML schema endpoint, the Space build, the dataset viewer) is listed by
+:data:`HUB_ONLY_CHECKS`. The dry run stops there; ``push`` checks again, then uploads each
+folder with ``HfApi.upload_folder`` (token from ``$HF_TOKEN`` or the stored login).
 """
 
 from __future__ import annotations
@@ -23,12 +28,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from rote_hf.hub.mirror import BuiltRepo, copy_files_repo, repo_dir, write_dataset_repo
+from rote_hf.hub.mirror import BuiltRepo, repo_dir, write_dataset_repo
+from rote_hf.hub.space_repo import LEADERBOARD, build_leaderboard_space
 
-LEADERBOARD = "leaderboard"
 RESULTS = "results"
-SPACE_FILES = ("app.py", "llm_tab.py", "README.md", "requirements.txt")
-"""Files of ``space/`` that form the leaderboard Space."""
 SPACE_SDKS = ("gradio", "streamlit", "docker", "static")
 REPO_TYPES = ("dataset", "space")
 
@@ -61,20 +64,11 @@ def _target_repos(target: str) -> list[str]:
     return [target]
 
 
-def space_source_dir() -> Path:
-    """``space/`` of the source checkout this package was imported from."""
-    return Path(__file__).resolve().parents[2] / "space"
-
-
-def build_leaderboard_space(root: Path, *, source: Path | None = None) -> BuiltRepo:
-    """Copy the leaderboard Space files into ``<root>/rote/leaderboard/`` atomically."""
-    folder = source or space_source_dir()
-    files = [folder / f for f in SPACE_FILES]
-    missing = [str(f) for f in files if not f.is_file()]
-    if missing:
-        raise FileNotFoundError(f"leaderboard Space files not found: {missing}; publishing needs a source checkout with space/")
-    return BuiltRepo(path=copy_files_repo(root, LEADERBOARD, files), rows={"space": {"files": len(files)}})
-
+RESULTS_CONFIGS = {
+    "ours": "our runs, from the results store (`rote_hf.results.ResultStore`)",
+    "paper": "the published numbers of the three papers (`source = paper`, one row per table cell or "
+             "released run), shipped with the package",
+}
 
 RESULTS_CARD = """# rote-hf results
 
@@ -82,9 +76,7 @@ Result rows of the rote-hf leaderboard: one row per training run (ROTE, CogScale
 model x MDL stratum (LLM query), in the schema of `rote_hf.results` (identity, task and model
 settings, metrics as JSON text, cost, provenance).
 
-- config `ours`: our runs, from the results store (`rote_hf.results.ResultStore`);
-- config `paper`: the published numbers of the three papers (`source = paper`, one row per
-  table cell), shipped with the package.
+{configs}
 
 Every row carries its provenance: `source`, `package_version`, `git_commit`,
 `dataset_fingerprint`, `config_hash`, `timestamp` and `verified` (submissions made through the
@@ -92,12 +84,66 @@ leaderboard are stored with `verified = false`).
 
 ```python
 from datasets import load_dataset
-ours = load_dataset("rote/results", "ours", split="train")
-paper = load_dataset("rote/results", "paper", split="train")
+{examples}
 ```
 
 The leaderboard Space reads this repo when `ROTE_RESULTS_REPO=<org>/results` is set.
+
+## Licences of the published rows
+
+The `paper` rows redistribute published results under their authors' licences, whose notices
+are kept here:
+
+- ROTE (nla-group/slearn and nla-group/rote archives): MIT License, Copyright (c) 2021 Numerical Linear Algebra Group, The University of Manchester.
+- CogScale (Naowak/CogScale `baseline/results`): MIT License, Copyright (c) 2025 Yannis Bendi-Ouis.
+- MDL LLM evaluation (sabilashang/where-induction-runs-out `results/llm_eval.csv`): the
+  authors' released per-row results, cited below.
+
+Our own rows are MIT, like rote-hf.
+
+## Citation
+
+```bibtex
+@inproceedings{{cahuantzi2023comparison,
+  title     = {{A Comparison of {{LSTM}} and {{GRU}} Networks for Learning Symbolic Sequences}},
+  author    = {{Cahuantzi, Roberto and Chen, Xinye and G{{\"u}}ttel, Stefan}},
+  booktitle = {{Intelligent Computing (SAI 2023)}},
+  series    = {{Lecture Notes in Networks and Systems}},
+  volume    = {{739}},
+  publisher = {{Springer}},
+  year      = {{2023}},
+  doi       = {{10.1007/978-3-031-37963-5_53}}
+}}
+
+@misc{{bendiouis2026cogscale,
+  title         = {{{{CogScale}}: Scalable Benchmark for Sequence Processing}},
+  author        = {{Bendi-Ouis, Yannis and de Coudenhove, Romain and Hinaut, Xavier}},
+  year          = {{2026}},
+  eprint        = {{2605.19758}},
+  archivePrefix = {{arXiv}},
+  url           = {{https://github.com/Naowak/CogScale}}
+}}
+
+@misc{{ganeshan2026induction,
+  title  = {{Where Induction Runs Out: Description-Length Difficulty and the Memorisation Gap
+            in Integer-Sequence Benchmarks}},
+  author = {{Ganeshan, Sabilashan}},
+  year   = {{2026}},
+  note   = {{Code and data: https://github.com/sabilashang/where-induction-runs-out}}
+}}
+```
 """
+"""Card of ``rote/results``; ``{configs}`` and ``{examples}`` list only the configs built."""
+
+
+def results_card(configs: list[str]) -> str:
+    """The card body of ``rote/results`` documenting exactly ``configs``."""
+    unknown = sorted(set(configs) - set(RESULTS_CONFIGS))
+    if unknown:
+        raise ValueError(f"configs must be among {sorted(RESULTS_CONFIGS)}, got {unknown}")
+    listed = "\n".join(f"- config `{c}`: {RESULTS_CONFIGS[c]}." for c in configs)
+    examples = "\n".join(f'{c} = load_dataset("rote/results", "{c}", split="train")' for c in configs)
+    return RESULTS_CARD.format(configs=listed, examples=examples)
 
 
 def build_results_repo(root: Path, results: str | os.PathLike | None) -> BuiltRepo:
@@ -119,9 +165,9 @@ def build_results_repo(root: Path, results: str | os.PathLike | None) -> BuiltRe
     paper = pa.Table.from_pylist([r.to_record() for r in paper_rows()], schema=schema)
     configs["paper"] = {"train": datasets.Dataset(InMemoryTable(paper))}
     return write_dataset_repo(
-        root, RESULTS, configs, RESULTS_CARD, default_config="ours" if "ours" in configs else "paper",
+        root, RESULTS, configs, results_card(list(configs)), default_config="ours" if "ours" in configs else "paper",
         card_meta={"license": "mit", "pretty_name": "rote-hf results",
-                   "tags": ["rote", "cogscale", "mdl", "leaderboard", "results"], "size_categories": ["1K<n<10K"]},
+                   "tags": ["rote", "cogscale", "mdl", "leaderboard", "results"], "source_datasets": ["extended"]},
     )
 
 
@@ -132,7 +178,7 @@ def assemble(root: str | os.PathLike, *, results: str | os.PathLike | None = "re
 
     root = Path(root)
     names: list[str] = []
-    for target in sorted(BUILD_TARGETS):
+    for target in BUILD_TARGETS.names():
         expected = _target_repos(target)
         if rebuild or not all((repo_dir(root, n) / "README.md").is_file() for n in expected):
             built = build(target, root, progress=progress)
@@ -154,18 +200,45 @@ def repo_type_of(folder: Path) -> str:
     return "space" if card.data.to_dict().get("sdk") else "dataset"
 
 
-def validate_repo(repo: HubRepo):
-    """Load the card with its class and check its metadata against the folder; returns the card.
+HUB_ONLY_CHECKS: tuple[str, ...] = (
+    "the Hub's YAML metadata validation (RepoCard.validate: POST /api/validate-yaml)",
+    "the Space builds (pip install -r requirements.txt on the Hub's image) and answers",
+    "the dataset viewer converts every config",
+)
+"""What ``publish`` cannot check offline; ``rote-hf publish`` lists these after a dry run."""
 
-    Dataset: ``configs`` present, every ``data_files`` path matches a file, ``dataset_info``
-    names only known configs. Space: ``title``, a known ``sdk``, ``sdk_version`` for gradio, and
-    an ``app_file`` that exists. ``ValueError`` names the repo and the problem.
+OFFLINE_CHECKS: tuple[str, ...] = (
+    "huggingface_hub: RepoCard front matter parses; DatasetCardData/SpaceCardData typed metadata; repo id rules",
+    "rote-hf: configs and data files, dataset_info, size_categories, citation; Space title, sdk, "
+    "sdk_version = installed gradio, python_version, app_file; requirements install from public packages",
+)
+"""What :func:`check_repo` runs offline, one line each (printed by ``rote-hf publish``)."""
+
+MIN_PYTHON = (3, 11)
+
+
+def validate_repo(repo: HubRepo):
+    """Run huggingface_hub's offline card checks and ours on ``repo``; returns the card.
+
+    huggingface_hub: the card loads with its class (``DatasetCard``/``SpaceCard``: the YAML
+    front matter parses into ``DatasetCardData``/``SpaceCardData``), and ``rote/<name>`` obeys
+    its repo id rules (``validate_repo_id``). Ours, dataset: ``configs`` present, every
+    ``data_files`` path matches a file, ``dataset_info`` names only known configs,
+    ``size_categories`` set, a BibTeX citation in the body. Space: ``title``, a known ``sdk``,
+    ``sdk_version`` equal to the installed gradio, ``python_version`` >= 3.11 and an
+    ``app_file`` that exists. ``ValueError`` names the repo and the problem.
     """
+    import gradio
     from huggingface_hub import DatasetCard, SpaceCard
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
 
     readme = repo.path / "README.md"
     if not readme.is_file():
         raise ValueError(f"rote/{repo.name}: README.md (the card) is missing in {repo.path}")
+    try:
+        validate_repo_id(f"rote/{repo.name}")
+    except HFValidationError as exc:
+        raise ValueError(f"rote/{repo.name}: not a valid repo id: {exc}") from None
     if repo.repo_type == "dataset":
         card = DatasetCard.load(readme)
         meta = card.data.to_dict()
@@ -186,6 +259,10 @@ def validate_repo(repo: HubRepo):
         for info in infos if isinstance(infos, list) else [infos]:
             if info.get("config_name", "default") not in names:
                 raise ValueError(f"rote/{repo.name}: dataset_info names unknown config {info.get('config_name')!r}")
+        if not meta.get("size_categories"):
+            raise ValueError(f"rote/{repo.name}: dataset card needs 'size_categories'")
+        if "```bibtex" not in card.text:
+            raise ValueError(f"rote/{repo.name}: dataset card needs a BibTeX citation (a ```bibtex block)")
     else:
         card = SpaceCard.load(readme)
         meta = card.data.to_dict()
@@ -193,12 +270,31 @@ def validate_repo(repo: HubRepo):
             raise ValueError(f"rote/{repo.name}: Space card needs a 'title'")
         if meta.get("sdk") not in SPACE_SDKS:
             raise ValueError(f"rote/{repo.name}: Space sdk must be one of {SPACE_SDKS}, got {meta.get('sdk')!r}")
-        if meta["sdk"] == "gradio" and not meta.get("sdk_version"):
-            raise ValueError(f"rote/{repo.name}: a gradio Space card needs 'sdk_version'")
+        if meta["sdk"] == "gradio" and str(meta.get("sdk_version")) != gradio.__version__:
+            raise ValueError(f"rote/{repo.name}: sdk_version must be the installed gradio {gradio.__version__}, "
+                             f"got {meta.get('sdk_version')!r}")
+        version = str(meta.get("python_version") or "")
+        if not re.fullmatch(r"3\.\d+(\.\d+)?", version) or tuple(map(int, version.split(".")[:2])) < MIN_PYTHON:
+            raise ValueError(f"rote/{repo.name}: Space card needs python_version >= 3.11 "
+                             f"(the Hub defaults to 3.10), got {version or None!r}")
         app = meta.get("app_file") or "app.py"
         if not (repo.path / app).is_file():
             raise ValueError(f"rote/{repo.name}: app_file {app!r} is not in the repo")
     return card
+
+
+def check_repo(repo: HubRepo) -> list[str]:
+    """Every offline check of ``repo`` (:func:`validate_repo`, and for Spaces the requirements);
+    returns one line per check group for the report. ``ValueError`` on the first problem."""
+    from rote_hf.hub.metric_repos import METRIC_REPOS
+    from rote_hf.hub.requirements import check_requirements
+
+    card = validate_repo(repo)
+    lines = [f"card ok ({type(card).__name__})"]
+    if repo.repo_type == "space":
+        forbid = ("torch", "transformers") if repo.name in METRIC_REPOS else ("torch",)
+        lines.append(check_requirements(repo.path, forbid=forbid).summary())
+    return lines
 
 
 # -- pushing ------------------------------------------------------------------------------------------
@@ -210,7 +306,8 @@ def push(repos: list[HubRepo], org: str, *, token: str | None = None) -> list[st
     """Create (if needed) and upload each repo as ``<org>/<name>``; returns the repo ids.
 
     The leaderboard Space gets the variable ``ROTE_RESULTS_REPO=<org>/results`` so that it reads
-    the pushed results. Any failure raises :class:`PushError` with one line naming the repo.
+    the pushed results. Every repo is checked first (:func:`check_repo`; ``ValueError``, nothing
+    uploaded). Any upload failure raises :class:`PushError` with one line naming the repo.
     """
     from huggingface_hub import HfApi
 
@@ -218,6 +315,8 @@ def push(repos: list[HubRepo], org: str, *, token: str | None = None) -> list[st
 
     if not isinstance(org, str) or not _ORG.match(org):
         raise ValueError(f"org must be a hub user or organisation name (letters, digits, '-', '_', '.'), got {org!r}")
+    for repo in repos:  # refuse before the first upload: a Space that cannot install is not pushed
+        check_repo(repo)
     api = HfApi(token=token or os.environ.get("HF_TOKEN") or None)
     done = []
     for repo in repos:

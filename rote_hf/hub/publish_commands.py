@@ -24,13 +24,23 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _publish(args: argparse.Namespace) -> int:
-    from rote_hf.hub.publish import PushError, assemble, push, validate_repo
+    from rote_hf.hub.mirror import paste_lines
+    from rote_hf.hub.publish import HUB_ONLY_CHECKS, OFFLINE_CHECKS, PushError, assemble, check_repo, push
 
     repos = assemble(args.root, results=args.results, rebuild=args.rebuild, progress=not args.quiet)
     for repo in repos:
-        validate_repo(repo)
+        details = check_repo(repo)
         print(f"ok  {repo.repo_type:<7}  rote/{repo.name}  {repo.path}")
+        for line in details:
+            print(f"      {line}")
+    print("checks run offline:")
+    for line in OFFLINE_CHECKS:
+        print(f"  - {line}")
+    print("checks that need the Hub (run after --push):")
+    for line in HUB_ONLY_CHECKS:
+        print(f"  - {line}")
     if args.push is None:
+        print(paste_lines(args.root))
         print(f"dry run: {len(repos)} repos assembled and validated; upload with --push ORG")
         return 0
     try:

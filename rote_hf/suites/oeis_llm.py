@@ -25,7 +25,7 @@ class OeisLlmSuite(Suite):
                           description="share of sequences whose next k terms are all right")
     summary_columns = ("source", "model", "stratum", "scored", "failed", "accuracy", "abstention", "confabulation",
                        "recognition", "mean confidence")
-    dataset_builder = "rote_hf.hub.oeis_mdl:build"
+    dataset_builder = "rote_hf.datasets.oeis_mdl:build"
     dataset_card = "rote_hf.hub.cards:oeis_mdl.md"
     description = "run it with `rote-hf llm-query` (eval_suite/llm_query.py)"
 

@@ -1,4 +1,4 @@
-"""The unbounded stream: sample i depends only on (seed, i); usable as an IterableDataset."""
+"""The unbounded stream: sample i depends only on (seed, i) (its IterableDataset view: tests/datasets)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from rote_hf.cogscale import build_task, stream_samples
-from rote_hf.cogscale.hf import iterable_dataset
 
 
 def _take(it, n):
@@ -39,13 +38,3 @@ def test_stream_shapes_match_build_task_and_are_fresh() -> None:
 def test_stream_refuses_forecasting() -> None:
     with pytest.raises(ValueError, match="multi-sample task"):
         next(stream_samples("sinus_forecasting"))
-
-
-def test_iterable_dataset_matches_stream() -> None:
-    ds = iterable_dataset("adding_problem", "medium", 4)
-    got = list(ds.take(5))
-    want = _take(stream_samples("adding_problem", "medium", 4), 5)
-    for g, w in zip(got, want):
-        assert np.array_equal(np.asarray(g["inputs"], dtype=np.float64), w["inputs"])
-        assert np.array_equal(np.asarray(g["targets"], dtype=np.float64), w["targets"])
-        assert list(g["timesteps"]) == list(w["timesteps"])

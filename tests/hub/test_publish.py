@@ -38,7 +38,11 @@ def test_dry_run_assembles_every_repo_with_valid_cards(mirror):
         card = validate_repo(HubRepo(name=name, repo_type=kind, path=root / "rote" / name))
         assert type(card).__name__ == ("SpaceCard" if kind == "space" else "DatasetCard")
     space = (root / "rote" / "leaderboard")
-    assert sorted(p.name for p in space.iterdir()) == ["README.md", "app.py", "llm_tab.py", "requirements.txt"]
+    assert sorted(p.name for p in space.iterdir()) == ["README.md", "app.py", "llm_tab.py", "requirements.txt", "rote_hf"]
+    # the report says which checks ran offline and which need the Hub, and where the mirror is
+    assert "checks run offline:" in out and "checks that need the Hub (run after --push):" in out
+    assert "RepoCard.validate" in out and out.count("requirements ok:") == 6
+    assert f"cd {root.resolve()}" in out
 
 
 def test_mirror_loads_with_datasets_and_evaluate(mirror, monkeypatch):
@@ -50,6 +54,8 @@ def test_mirror_loads_with_datasets_and_evaluate(mirror, monkeypatch):
     ours = load_dataset("rote/results", "ours", split="train")
     paper = load_dataset("rote/results", "paper", split="train")
     assert (len(ours), len(paper)) == (67, 1279)
+    card = (root / "rote" / "results" / "README.md").read_text()
+    assert 'load_dataset("rote/results", "ours", split="train")' in card and "Copyright (c) 2025 Yannis Bendi-Ouis" in card
     assert set(paper["source"]) == {"paper"} and "submitted" not in "".join(ours["run_id"])
     seeds = load_dataset("rote/rote-seeds", "paper", split="train")
     assert len(seeds) == 44
@@ -71,6 +77,15 @@ def test_invalid_cards_are_reported(mirror, tmp_path):
     shutil.rmtree(data / "data" / "paper")
     with pytest.raises(ValueError, match="rote/results: config 'paper' data file .* matches no file"):
         validate_repo(HubRepo(name="results", repo_type="dataset", path=data))
+    old = tmp_path / "old_space"
+    shutil.copytree(root / "rote" / "leaderboard", old)
+    card = (old / "README.md").read_text()
+    (old / "README.md").write_text(card.replace('python_version: "3.11"\n', ""))
+    with pytest.raises(ValueError, match=r"needs python_version >= 3.11 \(the Hub defaults to 3.10\)"):
+        validate_repo(HubRepo(name="leaderboard", repo_type="space", path=old))
+    (old / "README.md").write_text(card.replace("sdk_version: 6.31.0", "sdk_version: 5.0.0"))
+    with pytest.raises(ValueError, match="sdk_version must be the installed gradio"):
+        validate_repo(HubRepo(name="leaderboard", repo_type="space", path=old))
 
 
 def test_offline_push_fails_with_one_clear_line(mirror):
@@ -106,3 +121,46 @@ def test_push_uploads_every_folder(mirror, monkeypatch, capsys):
     assert ("variable", "my-org/leaderboard", {"ROTE_RESULTS_REPO": "my-org/results"}) in calls
     out = capsys.readouterr().out
     assert out.count("pushed  my-org/") == len(EXPECTED)
+    # a Space whose requirements cannot install is refused before anything is uploaded
+    calls.clear()
+    req = root / "rote" / "jw_distance" / "requirements.txt"
+    good = req.read_text()
+    req.write_text(good + "rote-hf>=0.1\n")
+    try:
+        assert main(["publish", "--root", str(root), "--results", str(results), "--quiet", "--push", "my-org"]) == 2
+    finally:
+        req.write_text(good)
+    assert calls == []
+    assert "rote/jw_distance: requirements.txt cannot be satisfied" in capsys.readouterr().err
+
+
+def _python_blocks(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+def test_every_card_config_loads_and_every_example_runs(mirror, monkeypatch):
+    """Each dataset card's YAML configs load; each card's Python examples run from the mirror root
+    (doctest-style ``>>>`` examples of the metric cards: tests/metrics and tests/hub/test_self_contained)."""
+    import yaml
+    from datasets import load_dataset
+
+    root, _, _ = mirror
+    monkeypatch.chdir(root)
+    ran = {}
+    for name, kind in EXPECTED.items():
+        card = (root / "rote" / name / "README.md").read_text(encoding="utf-8")
+        meta = yaml.safe_load(card.split("---\n")[1])
+        if kind == "dataset":
+            for cfg in meta["configs"]:
+                ds = load_dataset(f"rote/{name}", cfg["config_name"])
+                assert sum(len(split) for split in ds.values()) > 0, (name, cfg["config_name"])
+            assert meta["size_categories"] and meta["source_datasets"]
+        blocks = [b for b in _python_blocks(card.split("---\n", 2)[2]) if ">>>" not in b]
+        namespace: dict = {}
+        for block in blocks:
+            exec(compile(block, f"rote/{name}/README.md", "exec"), namespace)  # noqa: S102 -- our own card
+        ran[name] = len(blocks)
+    assert ran["rote-seeds"] == 2 and ran["results"] == ran["oeis-mdl"] == ran["cogscale"] == 1
+    assert all(ran[m] == 1 for m in METRICS)

@@ -16,7 +16,8 @@ import pytest
 import yaml
 from rote_benchmark.metrics import normalized_damerau_levenshtein_distance as ref_dl
 
-from rote_hf.hub.metric_repos import METRIC_REPOS, build_metric_repo, source_dir
+from rote_hf.hub.metric_repos import METRIC_REPOS, build_metric_repo, repo_files
+from rote_hf.hub.sources import source_dir
 from rote_hf.metrics import confabulation, dl_distances, exact_rollout, jw_distances
 from tests.helpers import run_cli
 
@@ -25,7 +26,7 @@ CARD_SECTIONS = (
     "## How to Use",
     "### Inputs",
     "### Output Values",
-    "### Values from the Papers",
+    "#### Values from Popular Papers",
     "### Examples",
     "## Limitations and Bias",
     "## Citation",
@@ -38,7 +39,8 @@ def mirror(tmp_path_factory):
     root = tmp_path_factory.mktemp("mirror")
     proc = run_cli("build", "metrics", "--root", str(root), "--quiet")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.count("(module: files 4)") == len(METRIC_REPOS)
+    assert len([line for line in proc.stdout.splitlines() if "(module: files " in line]) == len(METRIC_REPOS)
+    assert f"cd {root.resolve()}" in proc.stdout  # the lines to paste to use the mirror from anywhere
     return root
 
 
@@ -46,23 +48,40 @@ def _load(mirror, name, **kw):
     return evaluate.load(str(mirror / "rote" / name), **kw)
 
 
-def test_build_copies_the_five_folders_exactly(mirror):
+def test_build_copies_the_sources_and_generates_the_siblings(mirror):
     assert os.environ["HF_HUB_OFFLINE"] == "1"
     for name in METRIC_REPOS:
         built = mirror / "rote" / name
-        assert sorted(p.name for p in built.iterdir()) == sorted([f"{name}.py", "README.md", "app.py", "requirements.txt"])
-        cmp = filecmp.dircmp(built, source_dir() / name, ignore=["__pycache__"])
-        assert not cmp.diff_files and not cmp.left_only and not cmp.right_only
+        sources, generated = repo_files(name)
+        assert sorted(p.name for p in built.iterdir()) == sorted([*(f.name for f in sources), *generated])
+        for f in sources:  # copied verbatim from eval_suite/metrics
+            assert (built / f.name).read_bytes() == f.read_bytes()
+        for file_name, text in generated.items():  # generated from rote_hf.metrics: no rote_hf import left
+            assert file_name.startswith("metric_") and "rote_hf." not in "".join(
+                line for line in text.splitlines() if line.startswith(("import ", "from ")))
+        assert "metric_checks.py" in generated
+    assert sorted(repo_files("exact_rollout")[1]) == ["metric_checks.py", "metric_distances.py", "metric_rollout.py"]
     # rebuilding swaps the folder atomically and leaves no staging folders behind
     again = build_metric_repo(mirror, "dl_distance")
     assert again.path == mirror / "rote" / "dl_distance"
     assert not [p for p in (mirror / "rote").iterdir() if p.name.startswith(".")]
     with pytest.raises(ValueError, match="name must be one of"):
         build_metric_repo(mirror, "bleu")
-    # without a source checkout the build says what is missing
+    # without the sources the build says what is missing
     with pytest.raises(FileNotFoundError, match="metric module files not found"):
         build_metric_repo(mirror, "dl_distance", source=mirror / "nowhere")
     assert (mirror / "rote" / "dl_distance" / "dl_distance.py").is_file()  # old copy kept
+
+
+def test_a_module_must_import_every_sibling_it_needs(tmp_path):
+    import shutil
+
+    src = tmp_path / "metrics"
+    shutil.copytree(source_dir("metrics"), src)
+    module = src / "exact_rollout" / "exact_rollout.py"
+    module.write_text(module.read_text().replace("from .metric_distances import dl_distances\n", ""))
+    with pytest.raises(ValueError, match=r"exact_rollout.py must import \['metric_distances'\] itself"):
+        repo_files("exact_rollout", src)
 
 
 def test_modules_compute_the_library_values(mirror):
@@ -73,7 +92,8 @@ def test_modules_compute_the_library_values(mirror):
     jw = _load(mirror, "jw_distance").compute(predictions=preds, references=refs)
     assert jw == {"jw_distance": float(jw_distances(preds, refs).mean())}
     ro = _load(mirror, "exact_rollout").compute(predictions=preds, references=refs, return_curve=True)
-    assert ro == exact_rollout(preds, refs, return_curve=True)
+    full = exact_rollout(preds, refs, return_curve=True)
+    assert ro == {k: v for k, v in full.items() if k not in ("dl_distance", "jw_distance")}
     # token-id lists are accepted as well as strings
     ids = _load(mirror, "dl_distance").compute(predictions=[[1, 2, 3]], references=[[2, 1, 3]])
     assert ids == {"dl_distance": 1 / 3}
@@ -88,9 +108,12 @@ def test_add_batch_and_combine(mirror):
 
     combined = evaluate.combine([str(mirror / "rote" / n) for n in ("dl_distance", "jw_distance", "exact_rollout")])
     out = combined.compute(predictions=["ABDC", "ABCD"], references=["ABCD", "ABCD"])
-    assert out["exact_match"] == 0.5
-    assert out["dl_distance_dl_distance"] == out["exact_rollout_dl_distance"] == 0.125
-    assert out["jw_distance_jw_distance"] == out["exact_rollout_jw_distance"]
+    # one key per quantity: exact_rollout leaves DL and JW to their own modules
+    assert out == {"dl_distance": 0.125, "jw_distance": jw_distances(["ABDC", "ABCD"], ["ABCD", "ABCD"]).mean(),
+                   "exact_match": 0.5, "mean_first_error_step": 4.0, "mean_first_error_step_given_error": 3.0,
+                   "cumulative_error": 0.25}
+    # cogscale_score reports the name of its repo
+    assert _load(mirror, "cogscale_score").name == "cogscale_score"
 
 
 def test_confabulation_module(mirror):
@@ -144,6 +167,10 @@ def test_metric_card(mirror, name, monkeypatch):
     card = (mirror / "rote" / name / "README.md").read_text(encoding="utf-8")
     front = yaml.safe_load(card.split("---\n")[1])
     assert front["sdk"] == "gradio" and front["app_file"] == "app.py" and "evaluate" in front["tags"]
+    assert front["python_version"] == "3.11" and front["datasets"][0].startswith("rote/")
+    info = _load(mirror, name).info
+    assert info.homepage.startswith("https://github.com/") and info.license == "MIT" and info.codebase_urls
+    assert "@" in info.citation and "year" in info.citation
     assert front["description"].strip()
     positions = [card.index(s) for s in CARD_SECTIONS]
     assert positions == sorted(positions)
@@ -156,9 +183,12 @@ def test_metric_card(mirror, name, monkeypatch):
     assert result.failed == 0, out.getvalue()
 
 
-def test_gradio_apps_answer(mirror):
+def test_gradio_apps_answer(mirror, monkeypatch):
     results = {}
     for name in METRIC_REPOS:
+        monkeypatch.syspath_prepend(str(mirror / "rote" / name))  # app.py imports its sibling files
+        for shared in ("rote_pair", "serve"):
+            sys.modules.pop(shared, None)
         path = mirror / "rote" / name / "app.py"
         spec = importlib.util.spec_from_file_location(f"rote_app_{name}", path)
         module = importlib.util.module_from_spec(spec)

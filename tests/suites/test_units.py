@@ -143,7 +143,7 @@ def test_budget_labels_round_trip():
 def test_every_lookup_uses_the_one_registry_type():
     from rote_hf.cli import COMMANDS
     from rote_hf.cogscale.tasks import TASK_REGISTRY
-    from rote_hf.hub.targets import TARGETS
+    from rote_hf.hub.targets import BUILD_TARGETS as TARGETS
     from rote_hf.llm.responders import RESPONDERS, register_responder
     from rote_hf.zoo.spec import MODELS
 

@@ -1,12 +1,16 @@
 """
 rote/cogscale_score: CogScale's task score (error rate, label-wise error or MSE).
 
-A thin evaluate wrapper over rote_hf.metrics.cogscale_score; see README.md (the metric card).
+A thin evaluate wrapper over (a generated copy of) rote_hf.metrics.cogscale_score; see README.md (the metric card).
 """
 
 import datasets
 import evaluate
-from rote_hf.metrics import cogscale_score
+# evaluate copies only the sibling files that this script imports itself, so every
+# generated sibling it needs is imported here (metric_*.py: generated from rote_hf.metrics;
+# no comment may follow a relative import: evaluate would read it as a download URL).
+from .metric_checks import as_rows
+from .metric_cogscale_score import cogscale_score
 
 _DESCRIPTION = """
 CogScale's compute_score (paper §3.1): predictions and targets of shape [L, O] per sample are
@@ -49,7 +53,7 @@ _STEPS = datasets.Sequence(datasets.Sequence(datasets.Value("float32")))
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class CogScaleScore(evaluate.Metric):
+class CogscaleScore(evaluate.Metric):  # evaluate names it cogscale_score, like the repo
     """CogScale's error rate / label-wise error / MSE at the prediction timesteps."""
 
     def _info(self):
@@ -66,6 +70,9 @@ class CogScaleScore(evaluate.Metric):
                 }
             ),
             reference_urls=["https://github.com/Naowak/CogScale"],
+            homepage="https://github.com/Naowak/CogScale",
+            codebase_urls=["https://github.com/Naowak/CogScale", "https://github.com/rote-hf"],
+            license="MIT",
         )
 
     def _compute(self, predictions, references, prediction_timesteps, category=None, threshold=0.5, return_per_row=False):

@@ -1,7 +1,8 @@
 """
 Gradio demo of rote/confabulation: paste LLM answers as JSON rows and score them.
 
-Run with `python app.py` (serves on 127.0.0.1). Our own small Blocks app, because
+Run with `python app.py`: serves on $GRADIO_SERVER_NAME:$GRADIO_SERVER_PORT (the Hub sets
+them), 127.0.0.1 and 7860 or the next free port otherwise. Our own small Blocks app, because
 evaluate's launch_gradio_widget does not work with gradio 6.
 """
 
@@ -10,6 +11,8 @@ from pathlib import Path
 
 import evaluate
 import gradio as gr
+
+from serve import launch
 
 METRIC = evaluate.load(str(Path(__file__).resolve().parent))
 
@@ -50,4 +53,4 @@ with gr.Blocks(title="rote/confabulation") as demo:
 
 
 if __name__ == "__main__":
-    demo.launch(server_name="127.0.0.1")
+    launch(demo)

@@ -1,12 +1,16 @@
 """
 rote/confabulation: accuracy, abstention and confabulation of LLM next-term answers.
 
-A thin evaluate wrapper over rote_hf.metrics.confabulation; see README.md (the metric card).
+A thin evaluate wrapper over (a generated copy of) rote_hf.metrics.confabulation; see README.md (the metric card).
 """
 
 import datasets
 import evaluate
-from rote_hf.metrics import confabulation
+# evaluate copies only the sibling files that this script imports itself, so every
+# generated sibling it needs is imported here (metric_*.py: generated from rote_hf.metrics;
+# no comment may follow a relative import: evaluate would read it as a download URL).
+from .metric_checks import as_rows
+from .metric_confabulation import confabulation
 
 _DESCRIPTION = """
 Scores language-model answers to "give the next terms of this integer sequence" as in the MDL
@@ -90,6 +94,9 @@ class Confabulation(evaluate.Metric):
                 }
             ),
             reference_urls=["https://github.com/sabilashang/where-induction-runs-out"],
+            homepage="https://github.com/sabilashang/where-induction-runs-out",
+            codebase_urls=["https://github.com/sabilashang/where-induction-runs-out", "https://github.com/rote-hf"],
+            license="MIT",
         )
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):

@@ -1,13 +1,17 @@
 """
 rote/dl_distance: ROTE's normalised restricted Damerau-Levenshtein distance.
 
-A thin evaluate wrapper over rote_hf.metrics.dl_distances; see README.md (the metric card).
+A thin evaluate wrapper over (a generated copy of) rote_hf.metrics.dl_distances; see README.md (the metric card).
 """
 
 import evaluate
 import numpy
-from rote_hf.hub.metric_modules import rote_pair_info
-from rote_hf.metrics import dl_distances
+# evaluate copies only the sibling files that this script imports itself, so every
+# generated sibling it needs is imported here (metric_*.py: generated from rote_hf.metrics;
+# no comment may follow a relative import: evaluate would read it as a download URL).
+from .metric_checks import as_rows
+from .metric_distances import dl_distances
+from .rote_pair import rote_pair_info
 
 _DESCRIPTION = """
 Mean normalised Damerau-Levenshtein distance between forecast and target strings, as in the

@@ -3,7 +3,7 @@ import hashlib
 import pytest
 from datasets import get_dataset_config_names, load_dataset
 
-from rote_hf.hub import rote_seeds
+from rote_hf.datasets import rote_seeds
 from rote_hf.hub.mirror import repo_dir, write_dataset_repo
 from rote_hf.symbolic import make_windows, paper_seed
 
@@ -68,7 +68,12 @@ def test_card_documents_every_column(mirror):
     card = (repo_dir(mirror, "rote-seeds") / "README.md").read_text()
     for column in ("r_star", "alpha_100", "entropy_nats", "first_window", "num_windows", "context", "target", "lzw_count"):
         assert f"`{column}`" in card
-    assert "license: mit" in card and "rote-hf build rote-seeds" in card and "@misc{rote" in card
+    assert "license: mit" in card and "rote-hf build rote-seeds" in card
+    # the citation the ROTE authors ask for, and the MIT notice of the reference the seeds match
+    assert "@inproceedings{cahuantzi2023comparison," in card and "Cahuantzi, Roberto and Chen, Xinye and G" in card
+    assert "year      = {2023}" in card and "doi       = {10.1007/978-3-031-37963-5_53}" in card
+    assert "Copyright (c) 2021 Numerical Linear Algebra Group, The University of Manchester" in card
+    assert "size_categories:\n- n<1K" in card and "source_datasets:\n- original" in card
 
 
 def test_failed_write_keeps_the_previous_repo(tmp_path):
@@ -106,3 +111,16 @@ def test_built_repo_summary_is_one_short_line(tmp_path):
     assert few.summary().endswith("(paper: train 44; windows: train 44, test 44)")
     many = BuiltRepo(tmp_path / "rote" / "b", {f"c{i}": {"train": 1000, "test": 200} for i in range(28)})
     assert many.summary().endswith("(28 configs, 33,600 rows)")
+
+
+def test_paste_lines_use_the_mirror_from_anywhere(mirror, tmp_path, monkeypatch):
+    from rote_hf.hub.mirror import paste_lines
+
+    text = paste_lines(mirror)
+    assert f"The local mirror is {mirror.resolve() / 'rote'}" in text and f"  cd {mirror.resolve()}" in text
+    (line,) = [ln.strip() for ln in text.splitlines() if ln.strip().startswith("load_dataset(")]
+    assert line == f'load_dataset("{mirror.resolve()}/rote/rote-seeds", "paper")'
+    monkeypatch.chdir(tmp_path)  # elsewhere: the pasted full-path line loads the repo
+    assert eval(line, {"load_dataset": load_dataset})["train"].num_rows == 44  # noqa: S307 -- our own line
+    with pytest.raises(ConnectionError, match="Couldn.t reach .rote/rote-seeds."):  # the bare id does not resolve here
+        load_dataset("rote/rote-seeds", "paper")

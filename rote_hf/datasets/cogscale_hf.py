@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .build import build_task, check_seed, get_task, iter_chunks, resolve_params
-from .registry import SampleTask
-from .stream import stream_samples
+from rote_hf.cogscale.build import build_task, check_seed, get_task, iter_chunks, resolve_params
+from rote_hf.cogscale.registry import SampleTask
+from rote_hf.cogscale.stream import stream_samples
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets

@@ -17,7 +17,7 @@ import random
 from importlib import resources
 from pathlib import Path
 
-from rote_hf.hub.mirror import BuiltRepo, write_dataset_repo
+from rote_hf.hub.mirror import BuiltRepo, refuse_config, write_dataset_repo
 from rote_hf.mdl import classical_corpus, spectrum
 from rote_hf.mdl.controls import deception_controls, growth_controls, phase_controls, true_period, unplanted_controls
 from rote_hf.mdl.oeis_io import read_stripped, sample_records
@@ -234,7 +234,7 @@ def _datasets(classical: list[dict], controls: list[dict], oeis: list[dict], llm
 
 
 def _card(classical: list[dict], controls: list[dict], oeis: list[dict], llm: list[dict], facts: dict) -> str:
-    template = resources.files("rote_hf.hub.cards").joinpath("oeis_mdl.md").read_text(encoding="utf-8")
+    template = resources.files("rote_hf.datasets").joinpath("oeis_mdl.md").read_text(encoding="utf-8")
     loose = [r for r in classical if r["encoding"] == "loose"]
     regimes = {k: sum(r["regime"] == k for r in oeis) for k in ("clean", "revising", "prefix-only", "no-fit")}
     strata = {k: sum(r["stratum"] == k for r in llm) for k in LLM_STRATA}
@@ -272,9 +272,12 @@ def build(
     oeis_limit: int | None = None,
     unplanted_trials: int = 40,
     workers: int | None = None,
+    config: str | None = None,
 ) -> BuiltRepo:
     """Write ``<root>/rote/oeis-mdl/``. ``stripped`` (or ``$ROTE_HF_OEIS_STRIPPED``) replaces
-    the shipped generated sample by a real ``stripped(.gz)`` dump."""
+    the shipped generated sample by a real ``stripped(.gz)`` dump. The four configs are always
+    built together (``config`` must stay ``None``)."""
+    refuse_config(REPO, config)
     stripped = stripped if stripped is not None else (os.environ.get(ENV_STRIPPED) or None)
     if workers is None:
         workers = min(2, os.cpu_count() or 1)
@@ -292,5 +295,7 @@ def build(
             "license": "cc-by-sa-4.0",
             "pretty_name": "OEIS MDL difficulty",
             "tags": ["integer-sequences", "mdl", "oeis", "holonomic"],
+            "task_categories": ["text-generation"],
+            "source_datasets": ["extended"],
         },
     )

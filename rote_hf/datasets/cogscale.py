@@ -9,6 +9,7 @@ and not rebuilt are kept byte for byte.
 
 from __future__ import annotations
 
+import json
 from functools import partial
 from pathlib import Path
 
@@ -22,6 +23,7 @@ REPO = "cogscale"
 SEED = 0
 DEFAULT_DIFFICULTIES = ("small", "medium")
 DEFAULT_CONFIG = "simple_copy-small"
+PARAMS_FILE = "generation_params.json"
 
 
 def config_name(task: str, difficulty: str) -> str:
@@ -49,7 +51,7 @@ def parse_config(config: str | None) -> list[str]:
 
 def config_splits(task: str, difficulty: str, seed: int = SEED) -> dict[str, StreamedSplit]:
     """``{split: StreamedSplit}`` of one config (nothing is generated until written)."""
-    from rote_hf.cogscale.hf import HF_SPLITS, features, split_tables
+    from rote_hf.datasets.cogscale_hf import HF_SPLITS, features, split_tables
 
     feats = features(task, difficulty)
     return {
@@ -78,7 +80,7 @@ def _plain(value):
 
 def _existing(root: Path, skip: list[str]) -> dict[str, dict[str, KeptSplit]]:
     """Configs already in the repo and not being rebuilt, kept as their Parquet files."""
-    from rote_hf.cogscale.hf import features
+    from rote_hf.datasets.cogscale_hf import features
 
     target = repo_dir(root, REPO)
     readme = target / "README.md"
@@ -102,7 +104,7 @@ def build(root: Path, *, progress: bool = True, config: str | None = None) -> Bu
     """Write ``<root>/rote/cogscale/``; see the module docstring for ``config``."""
     from tqdm.auto import tqdm
 
-    from rote_hf.hub.cogscale_card import card_body
+    from rote_hf.datasets.cogscale_card import card_body
 
     selected = parse_config(config)
     configs: dict = _existing(Path(root), selected)
@@ -114,11 +116,13 @@ def build(root: Path, *, progress: bool = True, config: str | None = None) -> Bu
         "pretty_name": "CogScale",
         "task_categories": ["time-series-forecasting", "other"],
         "tags": ["synthetic", "sequence-modeling", "memory", "benchmark"],
-        "cogscale_configs": {c: _config_meta(c) for c in ordered},
+        "source_datasets": ["original"],
     }
+    # per-config generation parameters: a file beside the card, not non-standard card YAML
+    params = json.dumps({c: _config_meta(c) for c in ordered}, indent=1, sort_keys=True) + "\n"
     default = DEFAULT_CONFIG if DEFAULT_CONFIG in ordered else None
     with tqdm(total=len(ordered), desc="rote/cogscale configs", disable=not progress) as bar:
         return write_streaming_repo(
             root, REPO, ordered, card_body(list(ordered)), default_config=default, card_meta=meta,
-            on_config=lambda name: bar.update(1),
+            on_config=lambda name: bar.update(1), extra_files={PARAMS_FILE: params},
         )

@@ -11,7 +11,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rote_hf.hub.mirror import BuiltRepo, write_dataset_repo
+from rote_hf.hub.mirror import BuiltRepo, refuse_config, write_dataset_repo
 from rote_hf.symbolic import (
     ambiguity_rate,
     entropy_profile,
@@ -137,8 +137,10 @@ def iter_windows(row: dict) -> Iterable[tuple[str, str]]:
         yield text[j : j + w], text[j + w]
 
 
-def build(root: Path, *, progress: bool = True) -> BuiltRepo:
-    """Write ``<root>/rote/rote-seeds/``; byte-identical on every run."""
+def build(root: Path, *, progress: bool = True, config: str | None = None) -> BuiltRepo:
+    """Write ``<root>/rote/rote-seeds/``; byte-identical on every run. The three configs are
+    always built together (``config`` must stay ``None``)."""
+    refuse_config(REPO, config)
     from datasets import Dataset, Features, Value
 
     i32, i64, text = Value("int32"), Value("int64"), Value("string")
@@ -163,7 +165,7 @@ def build(root: Path, *, progress: bool = True) -> BuiltRepo:
         split: Dataset.from_list(window_rows(split), features=window_features)
         for split in ("train", "validation", "test")
     }
-    card = resources.files("rote_hf.hub.cards").joinpath("rote_seeds.md").read_text(encoding="utf-8")
+    card = resources.files("rote_hf.datasets").joinpath("rote_seeds.md").read_text(encoding="utf-8")
     return write_dataset_repo(
         root,
         REPO,
@@ -177,5 +179,6 @@ def build(root: Path, *, progress: bool = True) -> BuiltRepo:
             "task_categories": ["text-generation"],
             "tags": ["rote", "lzw", "memorization", "symbolic-sequences", "synthetic"],
             "size_categories": ["n<1K"],
+            "source_datasets": ["original"],
         },
     )

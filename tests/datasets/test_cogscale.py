@@ -3,15 +3,19 @@ rebuilds, subset builds keep other configs, the card, and the CLI."""
 
 from __future__ import annotations
 
+import itertools
+import json
+
 import os
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
-from rote_hf.cogscale import build_task
-from rote_hf.cogscale.hf import to_arrays
-from rote_hf.hub.cogscale import ALL_CONFIGS, build, parse_config
+from rote_hf.cogscale import build_task, stream_samples
+from rote_hf.datasets.cogscale import ALL_CONFIGS, build, parse_config
+from rote_hf.datasets.cogscale_hf import iterable_dataset, to_arrays
 
 from ..helpers import run_cli
 
@@ -59,9 +63,13 @@ def test_card_metadata(mirror: Path) -> None:
     meta = yaml.safe_load(text.split("---\n")[1])
     names = [c["config_name"] for c in meta["configs"]]
     assert names == ["simple_copy-small", "cross_situation-small"]
-    info = meta["cogscale_configs"]["cross_situation-small"]
+    assert "cogscale_configs" not in meta  # the generation parameters live beside the card, not in its YAML
+    assert meta["size_categories"] == ["n<1K"] and meta["source_datasets"] == ["original"]
+    params = json.loads((mirror / "rote" / "cogscale" / "generation_params.json").read_text())
+    info = params["cross_situation-small"]
     assert (info["category"], info["column_order"], info["seed"]) == ("multi_classification", "alphabetical", 0)
-    assert meta["cogscale_configs"]["simple_copy-small"]["params"]["sequence_length"] == 22
+    assert params["simple_copy-small"]["params"]["sequence_length"] == 22
+    assert "no config name picks `simple_copy-small`" in text and "rote-hf build cogscale --config" in text
     for needle in ("## Presets", "## Scoring", "## Known quirks", "bibtex", "MIT", "### induction_heads"):
         assert needle in text
 
@@ -71,7 +79,7 @@ def test_two_builds_are_byte_identical(mirror: Path, tmp_path: Path) -> None:
     build(tmp_path, progress=False, config="cross_situation-small")
     a, b = mirror / "rote" / "cogscale", tmp_path / "rote" / "cogscale"
     files = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
-    assert len(files) == 7  # README + 2 configs x 3 splits
+    assert len(files) == 8  # README + generation_params.json + 2 configs x 3 splits
     assert files == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
     for rel in files:
         assert (a / rel).read_bytes() == (b / rel).read_bytes(), rel
@@ -83,3 +91,13 @@ def test_cli_builds_one_config(tmp_path: Path) -> None:
     assert "adding_problem-small: train 100, validation 20, test 100" in done.stdout
     bad = run_cli("build", "cogscale", "--root", str(tmp_path), "--config", "adding-small")
     assert bad.returncode == 2 and "config must be 'all'" in bad.stderr
+
+
+def test_iterable_dataset_matches_stream() -> None:
+    ds = iterable_dataset("adding_problem", "medium", 4)
+    got = list(ds.take(5))
+    want = list(itertools.islice(stream_samples("adding_problem", "medium", 4), 5))
+    for g, w in zip(got, want):
+        assert np.array_equal(np.asarray(g["inputs"], dtype=np.float64), w["inputs"])
+        assert np.array_equal(np.asarray(g["targets"], dtype=np.float64), w["targets"])
+        assert list(g["timesteps"]) == list(w["timesteps"])

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from rote_hf.hub.oeis_mdl import build, llm_eval_rows, oeis_rows
+from rote_hf.datasets.oeis_mdl import build, llm_eval_rows, oeis_rows
 from rote_hf.hub.targets import BUILD_TARGETS
 
-FIXTURE = Path(__file__).parent / "fixtures" / "stripped_sample.txt"
+FIXTURE = Path(__file__).parents[1] / "mdl" / "fixtures" / "stripped_sample.txt"
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +20,7 @@ def built(tmp_path_factory):
 
 
 def test_target_is_registered():
-    assert BUILD_TARGETS["oeis-mdl"] == "rote_hf.hub.oeis_mdl:build"
+    assert "oeis-mdl" in BUILD_TARGETS and BUILD_TARGETS.get("oeis-mdl") is build
 
 
 def test_rebuild_is_byte_identical(built):
@@ -56,7 +56,10 @@ def test_configs_load_from_the_mirror_root(built, monkeypatch):
     assert all(len(r["shown"]) == 20 and len(r["answer"]) == 3 for r in llm)
     assert set(llm["stratum"]) <= {"clean", "revising", "wilderness"}
     card = (root / "rote" / "oeis-mdl" / "README.md").read_text()
-    assert "CC BY-SA 4.0" in card and "oeissequences" in card and "{" not in card.split("---", 2)[2].replace("{r", "")
+    body = card.split("---", 2)[2]
+    assert "CC BY-SA 4.0" in card and "oeissequences" in card and "{" not in body.split("## Citation")[0].replace("{r", "")
+    assert "@misc{ganeshan2026induction," in body and "author = {Ganeshan, Sabilashan}" in body  # the MDL paper
+    assert "@misc{oeis," in body and "OEIS Foundation Inc." in body  # the OEIS asks to be cited
 
 
 def test_user_supplied_dump_and_llm_sample():

@@ -1,22 +1,30 @@
 """What the three ROTE string-pair metric repos (dl_distance, jw_distance, exact_rollout) share:
-their ``MetricInfo`` (input features, citation) and their Gradio demo.
+their ``MetricInfo`` (input features, citation, links) and their Gradio demo.
 
-evaluate's own ``launch_gradio_widget`` does not work with gradio 6, so each metric repo's
-``app.py`` builds its demo here: one string per line in each box, line i of both forms pair i.
+``rote-hf build metrics`` copies this file into each of the three repos, beside the module, so
+a repo needs nothing of rote-hf. evaluate's own ``launch_gradio_widget`` does not work with
+gradio 6, so each repo's ``app.py`` builds its demo with :func:`pair_demo`: one string per line
+in each box, line i of both boxes forms pair i.
 """
-
-from __future__ import annotations
 
 import os
 from collections.abc import Callable
 from pathlib import Path
 
+HOMEPAGE = "https://github.com/nla-group/rote"
+CODEBASE_URLS = ["https://github.com/nla-group/rote", "https://github.com/rote-hf"]
+LICENSE = "MIT"
 
 ROTE_CITATION = """
-@misc{rote2026,
-  title = {ROTE: Benchmarking Neural Memorization on Complexity-Controlled Symbolic Sequences},
-  year  = {2026},
-  note  = {Reference implementation: https://github.com/nla-group/rote}
+@inproceedings{cahuantzi2023comparison,
+  title     = {A Comparison of {LSTM} and {GRU} Networks for Learning Symbolic Sequences},
+  author    = {Cahuantzi, Roberto and Chen, Xinye and G{\"u}ttel, Stefan},
+  booktitle = {Intelligent Computing (SAI 2023)},
+  series    = {Lecture Notes in Networks and Systems},
+  volume    = {739},
+  publisher = {Springer},
+  year      = {2023},
+  doi       = {10.1007/978-3-031-37963-5_53}
 }
 """
 
@@ -40,7 +48,10 @@ def rote_pair_info(description: str, inputs_description: str):
                 }
             ),
         ],
-        reference_urls=["https://github.com/nla-group/rote"],
+        homepage=HOMEPAGE,
+        codebase_urls=CODEBASE_URLS,
+        reference_urls=[HOMEPAGE],
+        license=LICENSE,
     )
 
 
