@@ -66,6 +66,8 @@ def run_query(args: argparse.Namespace) -> int:
     report = evaluate_llm(items, responder, results=args.results, cache_dir=args.cache, prompt=prompt,
                           concurrency=args.concurrency, progress=not args.no_progress, data_seed=data_seed,
                           sample_name=Path(args.dataset).name if is_file else args.dataset_config)
+    from rote_hf.llm.runner import format_failures
+
     print(format_table(report.summary, responder.model_id))
     print(f"\n{len(report.records)} sequences: {report.n_asked} asked, {report.n_cached} from the cache; "
           f"{len(report.appended)} result rows appended to {args.results}"
@@ -74,6 +76,7 @@ def run_query(args: argparse.Namespace) -> int:
     if incomplete:
         print(f"incomplete (calls failed, stored as failed): {', '.join(incomplete)}; run the same command "
               "again to retry only those calls")
+    print(format_failures(report.records))
     if report.log_path:
         print(f"per-sample log: {report.log_path}")
     if args.compare_paper:
@@ -85,6 +88,11 @@ def run_query(args: argparse.Namespace) -> int:
         print("\npublished (MDL paper, 20 terms shown, max_tokens 400):")
         for model, summary in by_model.items():
             print(format_table(summary, model) + "\n")
+    if all(r.parsed.status == "api_error" for r in report.records):
+        # nothing came back: a wrong URL, a closed port, a bad token -- not a result to be pleased with
+        print(f"error: every call failed ({len(report.records)} of {len(report.records)}: api_error); "
+              "see the failures line above", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -147,9 +148,20 @@ def load_rows(source: str | os.PathLike, *, config: str = CONFIG, split: str | N
     return ds[split].to_list()
 
 
+def cache_identity(responder: Responder) -> dict[str, Any]:
+    """What keys ``responder``'s replies in the cache: its ``cache_identity()`` (endpoint, model,
+    sampling parameters), else its ``settings()``, else its model id alone."""
+    for name in ("cache_identity", "settings"):
+        fn = getattr(responder, name, None)
+        if callable(fn):
+            return {"model": responder.model_id, **dict(fn())}
+    return {"model": responder.model_id}
+
+
 def _ask(responder: Responder, item: SampleItem, prompt: PromptConfig, cache: ReplyCache | None) -> QueryRecord:
     messages = build_messages(item.shown, prompt)
-    hit = cache.get(responder.model_id, messages) if cache is not None else None
+    ident = cache_identity(responder) if cache is not None else {}
+    hit = cache.get(ident, messages) if cache is not None else None
     if hit is not None:
         return QueryRecord(item, tuple(messages), hit, parse_response(hit, prompt.k_next), cached=True)
     try:
@@ -157,7 +169,7 @@ def _ask(responder: Responder, item: SampleItem, prompt: PromptConfig, cache: Re
     except ResponderError as exc:
         return QueryRecord(item, tuple(messages), None, api_error(str(exc)))
     if cache is not None:
-        cache.put(responder.model_id, messages, reply)
+        cache.put(ident, messages, reply)
     return QueryRecord(item, tuple(messages), reply, parse_response(reply, prompt.k_next))
 
 
@@ -346,6 +358,32 @@ def evaluate_llm(items: Sequence[SampleItem], responder: Responder, *, results: 
                 store.append(row)
                 report.appended.append(row.run_id)
     return report
+
+
+_REASON = re.compile(r"^(\w+)(?: HTTP (\d{3}))?:")
+
+
+def failure_reasons(records: Sequence[QueryRecord]) -> dict[str, dict[str, int]]:
+    """Failed records counted by status, and within ``api_error`` by reason (``HTTP 503``, or the
+    error's class such as ``ConnectError``, ``RequestTimeout``, ``ProtocolError``). Sorted by count."""
+    out: dict[str, dict[str, int]] = {}
+    for r in records:
+        if r.parsed.ok:
+            continue
+        m = _REASON.match(r.parsed.error or "") if r.parsed.status == "api_error" else None
+        reason = "" if m is None else (f"HTTP {m.group(2)}" if m.group(2) else m.group(1))
+        by = out.setdefault(r.parsed.status, {})
+        by[reason] = by.get(reason, 0) + 1
+    return dict(sorted(out.items(), key=lambda kv: (-sum(kv[1].values()), kv[0])))
+
+
+def format_failures(records: Sequence[QueryRecord]) -> str:
+    """One line such as ``failures: 3 api_error (ConnectError: 3), 1 no_json`` (``failures: none``)."""
+    parts = []
+    for status, by in failure_reasons(records).items():
+        detail = ", ".join(f"{k}: {v}" for k, v in sorted(by.items(), key=lambda kv: (-kv[1], kv[0])) if k)
+        parts.append(f"{sum(by.values())} {status}" + (f" ({detail})" if detail else ""))
+    return "failures: " + (", ".join(parts) if parts else "none")
 
 
 TABLE_COLUMNS = (
