@@ -21,7 +21,7 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 COMMAND_MODULES: tuple[str, ...] = (
     "rote_hf.hub.commands",
@@ -72,24 +72,30 @@ def _stdout_gone() -> int:
     return 1
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def run_command(func: Callable[[argparse.Namespace], int | None], args: argparse.Namespace,
+                prog: str = "rote-hf") -> int:
+    """``func(args)`` with the error handling described in the module docstring (the exit status)."""
     try:
-        code = int(args.func(args) or 0)
+        code = int(func(args) or 0)
         sys.stdout.flush()  # a closed pipe shows up here, not at interpreter exit
         return code
     except BrokenPipeError:
         return _stdout_gone()
     except (ValueError, TypeError, FileNotFoundError) as exc:
-        print(f"rote-hf: error: {_one_line(exc)}", file=sys.stderr)
+        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except OSError as exc:  # not a directory, permission denied, disk full, exists as a file, ...
-        print(f"rote-hf: error: {_one_line(exc)}", file=sys.stderr)
+        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("rote-hf: interrupted", file=sys.stderr)
+        print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    return run_command(args.func, args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -161,8 +161,6 @@ def main(argv: list[str] | None = None, prog: str = "llm_query.py") -> int:
     p = argparse.ArgumentParser(prog=prog, description=QUERY_HELP + ".")
     add_query_arguments(p)
     args = p.parse_args(argv)
-    try:
-        return run_query(args)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
+    from rote_hf.cli import run_command
+
+    return run_command(run_query, args, prog)
