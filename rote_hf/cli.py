@@ -6,7 +6,8 @@ Handlers import heavy libraries lazily.
 
 When things go wrong, :func:`main` turns the error into one line on stderr, never a traceback:
 
-* bad input (``ValueError``/``TypeError``, a missing file, a usage error): exit status 2;
+* bad input (``ValueError``/``TypeError``, a missing or already existing file, a usage error):
+  exit status 2;
 * an environmental error (``OSError``: not a directory, permission denied, disk full, a path
   that exists as a file): exit status 1, the line names the path;
 * the reader of stdout went away (``rote-hf mdl ... | head``): as the Python docs advise
@@ -81,7 +82,7 @@ def run_command(func: Callable[[argparse.Namespace], int | None], args: argparse
         return code
     except BrokenPipeError:
         return _stdout_gone()
-    except (ValueError, TypeError, FileNotFoundError) as exc:
+    except (ValueError, TypeError, FileNotFoundError, FileExistsError) as exc:
         print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
     except OSError as exc:  # not a directory, permission denied, disk full, exists as a file, ...

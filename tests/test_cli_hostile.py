@@ -122,3 +122,12 @@ def test_broken_pipe_through_head(tmp_path):
     out = subprocess.run(["bash", "-c", cmd], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
     assert out.stdout.startswith("{") and "Traceback" not in out.stderr
     assert out.stdout.strip().splitlines()[-1] in ("status=0", "status=1")  # 0: all fit the pipe before head left
+
+
+def test_llm_query_results_under_a_file_is_refused_before_any_request(tmp_path):
+    f = tmp_path / "afile"
+    f.write_text("keep me")
+    out = run_cli("llm-query", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--results", str(f / "res"),
+                  "--dataset", str(tmp_path / "rows.json"), cwd=tmp_path, timeout=60)
+    _one_line_error(out, "--results", 1)
+    assert f.read_text() == "keep me"

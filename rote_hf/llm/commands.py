@@ -74,8 +74,22 @@ def add_query_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def _check_folder(path: str | None, flag: str) -> None:
+    """Refuse a folder option that names a file, or lies under one, before any request is made."""
+    if path is None:
+        return
+    p = Path(path)
+    for q in (p, *p.parents):
+        if q.exists():
+            if not q.is_dir():
+                raise NotADirectoryError(f"{flag} {path}: {q} is a file, not a folder")
+            return
+
+
 def run_query(args: argparse.Namespace) -> int:
-    """Run the query command; ValueError/TypeError/FileNotFoundError propagate (the caller prints them)."""
+    """Run the query command; errors propagate (the caller prints them in one line)."""
+    _check_folder(args.results, "--results")
+    _check_folder(args.cache, "--cache")
     from rote_hf.llm import PromptConfig, RetryPolicy, evaluate_llm, format_table, items_from_rows, load_rows
     from rote_hf.llm import make_responder, per_stratum
 
