@@ -131,3 +131,15 @@ def test_llm_query_results_under_a_file_is_refused_before_any_request(tmp_path):
                   "--dataset", str(tmp_path / "rows.json"), cwd=tmp_path, timeout=60)
     _one_line_error(out, "--results", 1)
     assert f.read_text() == "keep me"
+
+
+def test_llm_query_deeply_nested_dataset_is_one_line(tmp_path):
+    rows = tmp_path / "rows.json"
+    rows.write_text("[" * 100_000 + "]" * 100_000)
+    out = run_cli("llm-query", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--results",
+                  str(tmp_path / "res"), "--dataset", str(rows), cwd=tmp_path, timeout=60, env={"HF_HUB_OFFLINE": "0"})
+    _one_line_error(out, "nests JSON too deeply")
+    rows.write_text("[1, 2]")
+    out = run_cli("llm-query", "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "--results",
+                  str(tmp_path / "res"), "--dataset", str(rows), cwd=tmp_path, timeout=60, env={"HF_HUB_OFFLINE": "0"})
+    _one_line_error(out, "rows[0] must be an object")

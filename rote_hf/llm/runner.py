@@ -86,7 +86,10 @@ def items_from_rows(rows: Iterable[Mapping[str, Any]], prompt: PromptConfig = Pr
     """
     need = prompt.n_shown + prompt.k_next
     items = []
-    for row in rows:
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise TypeError(f"rows[{i}] must be an object with 'anum', 'shown' and 'answer' (or 'terms'), "
+                            f"got {type(row).__name__}")
         if "anum" not in row:
             raise ValueError("rows must have an 'anum' column")
         if "shown" in row and "answer" in row:
@@ -124,9 +127,12 @@ def load_rows(source: str | os.PathLike, *, config: str = CONFIG, split: str | N
     path = Path(source)
     if path.suffix in (".json", ".jsonl") and path.is_file():
         text = path.read_text(encoding="utf-8")
-        if path.suffix == ".jsonl":
-            return [json.loads(line) for line in text.splitlines() if line.strip()]
-        data = json.loads(text)
+        try:
+            if path.suffix == ".jsonl":
+                return [json.loads(line) for line in text.splitlines() if line.strip()]
+            data = json.loads(text)
+        except RecursionError:
+            raise ValueError(f"source {str(source)!r} nests JSON too deeply to be a list of row objects") from None
         if not isinstance(data, list):
             raise ValueError(f"source {str(source)!r} must hold a JSON list of row objects")
         return data
