@@ -3,13 +3,24 @@
 Sub-commands are contributed by small ``commands`` modules, one per area, each exposing
 ``register(subparsers)``; :data:`COMMANDS` maps the area to that function (lazy
 ``"module:register"``), so adding an area's commands is one ``COMMANDS.register`` line.
-Handlers import heavy libraries lazily. Bad input (``ValueError``/``TypeError`` and missing
-files) becomes one line on stderr and exit status 2, never a traceback.
+Handlers import heavy libraries lazily.
+
+When things go wrong, :func:`main` turns the error into one line on stderr, never a traceback:
+
+* bad input (``ValueError``/``TypeError``, a missing or already existing file, a usage error):
+  exit status 2;
+* an environmental error (``OSError``: not a directory, permission denied, disk full, a path
+  that exists as a file): exit status 1, the line names the path;
+* the reader of stdout went away (``rote-hf mdl ... | head``): as the Python docs advise
+  (``signal`` module, "Note on SIGPIPE"), stdout is pointed at ``/dev/null`` and the exit
+  status is 1, with nothing on stderr;
+* Ctrl-C: ``rote-hf: interrupted``, exit status 130.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Sequence
 
@@ -41,17 +52,50 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _one_line(exc: BaseException) -> str:
+    """The message of ``exc`` on one line (an ``OSError`` with its path: ``[Errno 20] Not a directory: 'x'``)."""
+    if isinstance(exc, OSError) and exc.strerror and exc.filename is not None:
+        text = f"{exc.strerror}: {exc.filename}" + (f" -> {exc.filename2}" if exc.filename2 else "")
+    else:
+        text = str(exc) or type(exc).__name__
+    return " ".join(text.split())
+
+
+def _stdout_gone() -> int:
+    """The reader of stdout went away: point stdout at /dev/null (so the flush at exit cannot fail
+    again) and exit 1 quietly, as the Python docs advise for SIGPIPE."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout already closed or not a real file
+        pass
+    return 1
+
+
+def run_command(func: Callable[[argparse.Namespace], int | None], args: argparse.Namespace,
+                prog: str = "rote-hf") -> int:
+    """``func(args)`` with the error handling described in the module docstring (the exit status)."""
+    try:
+        code = int(func(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows up here, not at interpreter exit
+        return code
+    except BrokenPipeError:
+        return _stdout_gone()
+    except (ValueError, TypeError, FileNotFoundError, FileExistsError) as exc:
+        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except OSError as exc:  # not a directory, permission denied, disk full, exists as a file, ...
+        print(f"{prog}: error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return int(args.func(args) or 0)
-    except (ValueError, TypeError, FileNotFoundError, FileExistsError) as exc:
-        print(f"rote-hf: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("rote-hf: interrupted", file=sys.stderr)
-        return 130
+    return run_command(args.func, args)
 
 
 if __name__ == "__main__":  # pragma: no cover

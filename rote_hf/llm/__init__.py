@@ -7,8 +7,8 @@ True
 
 Modules: :mod:`~rote_hf.llm.prompt` (the prompt), :mod:`~rote_hf.llm.parse` (the pure reply
 parser), :mod:`~rote_hf.llm.responders` (OpenAI-compatible HTTP and local transformers
-responders behind one protocol), :mod:`~rote_hf.llm.cache` (raw replies keyed by model and
-prompt), :mod:`~rote_hf.llm.runner` (sample -> replies -> metrics per stratum -> result rows).
+responders behind one protocol), :mod:`~rote_hf.llm.cache` (raw replies keyed by endpoint, model,
+sampling parameters and prompt), :mod:`~rote_hf.llm.runner` (sample -> replies -> metrics per stratum -> result rows).
 Importing this package does not import huggingface_hub, transformers or datasets.
 """
 

@@ -3,10 +3,37 @@
 from __future__ import annotations
 
 import argparse
+import math
+import re
 import sys
 from pathlib import Path
 
 from rote_hf.mdl.strata import LLM_K_NEXT, LLM_N_SHOWN
+
+_INT = re.compile(r"-?[0-9]+")
+_FLOAT = re.compile(r"[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?|\.[0-9]+([eE][-+]?[0-9]+)?")
+
+
+def _int_in(low: int, high: int, name: str = "value"):
+    """argparse type: a plain decimal integer in ``low..high`` (no ``_``, spaces, signs other than
+    ``-`` or non-ASCII digits), checked before any work; argparse prefixes ``argument --flag:``."""
+
+    def parse(text: str) -> int:
+        if not _INT.fullmatch(text):
+            raise argparse.ArgumentTypeError(f"invalid int value: {text[:40]!r}")
+        if not low <= int(text) <= high:
+            raise argparse.ArgumentTypeError(f"{name} must be in {low}..{high}, got {text[:40]}")
+        return int(text)
+
+    return parse
+
+
+def _seconds(text: str) -> float:
+    """argparse type of ``--timeout``: a plain decimal number of seconds in (0, 3600]."""
+    value = float(text) if _FLOAT.fullmatch(text) else math.nan
+    if not 0 < value <= 3600:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"must be a number of seconds in (0, 3600], got {text[:40]!r}")
+    return value
 
 QUERY_HELP = "ask an LLM to continue MDL-stratified integer sequences; print metrics per stratum; store rows"
 
@@ -14,10 +41,9 @@ QUERY_HELP = "ask an LLM to continue MDL-stratified integer sequences; print met
 def _seed(text: str) -> int | None:
     if text.lower() == "none":
         return None
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--seed must be an integer or 'none', got {text!r}") from None
+    if not _INT.fullmatch(text) or not 0 <= int(text) <= 2**63 - 1:
+        raise argparse.ArgumentTypeError(f"must be an integer in 0..2**63-1 or 'none', got {text[:40]!r}")
+    return int(text)
 
 
 def add_query_arguments(p: argparse.ArgumentParser) -> None:
@@ -27,27 +53,46 @@ def add_query_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument("--local", metavar="PATH", help="a local transformers model folder (text-generation)")
     p.add_argument("--model", help="model name sent to the server (required with --base-url; "
                                    "with --local: the name used in results, default local:<folder>)")
-    p.add_argument("--per-stratum", type=int, default=None, metavar="K", help="first K sequences of each stratum")
+    p.add_argument("--per-stratum", type=_int_in(1, 1_000_000), default=None, metavar="K",
+                   help="first K sequences of each stratum (1..1000000)")
     p.add_argument("--results", default="results", metavar="DIR", help="results folder (default: ./results)")
     p.add_argument("--dataset", default="rote/oeis-mdl",
                    help="dataset path or repo id, or a .json/.jsonl file of rows (default: rote/oeis-mdl)")
     p.add_argument("--dataset-config", default="llm-eval", help="dataset config (default: llm-eval; 'oeis' for all)")
     p.add_argument("--split", default=None, help="dataset split (default: the only one)")
-    p.add_argument("--n-shown", type=int, default=LLM_N_SHOWN, help=f"terms shown (paper: {LLM_N_SHOWN})")
-    p.add_argument("--k-next", type=int, default=LLM_K_NEXT, help=f"terms to predict (paper: {LLM_K_NEXT})")
-    p.add_argument("--max-tokens", type=int, default=1024, help="reply budget in tokens (paper: 400, see docs/llm.md)")
+    p.add_argument("--n-shown", type=_int_in(1, 1000), default=LLM_N_SHOWN,
+                   help=f"terms shown, 1..1000 (paper: {LLM_N_SHOWN})")
+    p.add_argument("--k-next", type=_int_in(1, 50), default=LLM_K_NEXT, help=f"terms to predict, 1..50 (paper: {LLM_K_NEXT})")
+    p.add_argument("--max-tokens", type=_int_in(1, 1_000_000), default=1024,
+                   help="reply budget in tokens, 1..1000000 (paper: 400, see docs/llm.md)")
     p.add_argument("--seed", type=_seed, default=0, help="sampling seed sent to the server, or 'none' (default: 0)")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds per request (default: 60)")
-    p.add_argument("--retries", type=int, default=3, help="retries on 5xx/408/429/timeouts (default: 3)")
-    p.add_argument("--concurrency", type=int, default=4, help="requests in flight (default: 4)")
+    p.add_argument("--timeout", type=_seconds, default=60.0,
+                   help="seconds for each whole request: connect, headers and full reply, (0, 3600] (default: 60)")
+    p.add_argument("--retries", type=_int_in(0, 10), default=3,
+                   help="retries on 5xx/408/429/timeouts/answers without content, 0..10 (default: 3)")
+    p.add_argument("--concurrency", type=_int_in(1, 64), default=4, help="requests in flight, 1..64 (default: 4)")
     p.add_argument("--json-mode", action="store_true", help='send response_format={"type": "json_object"}')
     p.add_argument("--cache", default=None, metavar="DIR", help="reply cache folder (default: <results>/llm_cache)")
     p.add_argument("--compare-paper", action="store_true", help="also print the paper's published rows")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
+def _check_folder(path: str | None, flag: str) -> None:
+    """Refuse a folder option that names a file, or lies under one, before any request is made."""
+    if path is None:
+        return
+    p = Path(path)
+    for q in (p, *p.parents):
+        if q.exists():
+            if not q.is_dir():
+                raise NotADirectoryError(f"{flag} {path}: {q} is a file, not a folder")
+            return
+
+
 def run_query(args: argparse.Namespace) -> int:
-    """Run the query command; ValueError/TypeError/FileNotFoundError propagate (the caller prints them)."""
+    """Run the query command; errors propagate (the caller prints them in one line)."""
+    _check_folder(args.results, "--results")
+    _check_folder(args.cache, "--cache")
     from rote_hf.llm import PromptConfig, RetryPolicy, evaluate_llm, format_table, items_from_rows, load_sample_rows
     from rote_hf.llm import make_responder, per_stratum
 
@@ -68,6 +113,8 @@ def run_query(args: argparse.Namespace) -> int:
     report = evaluate_llm(items, responder, results=args.results, cache_dir=args.cache, prompt=prompt,
                           concurrency=args.concurrency, progress=not args.no_progress, data_seed=data_seed,
                           sample_name=Path(args.dataset).name if is_file else args.dataset_config)
+    from rote_hf.llm.runner import format_failures
+
     print(format_table(report.summary, responder.model_id))
     print(f"\n{len(report.records)} sequences: {report.n_asked} asked, {report.n_cached} from the cache; "
           f"{len(report.appended)} result rows appended to {args.results}"
@@ -76,6 +123,7 @@ def run_query(args: argparse.Namespace) -> int:
     if incomplete:
         print(f"incomplete (calls failed, stored as failed): {', '.join(incomplete)}; run the same command "
               "again to retry only those calls")
+    print(format_failures(report.records))
     if report.log_path:
         print(f"per-sample log: {report.log_path}")
     if args.compare_paper:
@@ -87,6 +135,11 @@ def run_query(args: argparse.Namespace) -> int:
         print("\npublished (MDL paper, 20 terms shown, max_tokens 400):")
         for model, summary in by_model.items():
             print(format_table(summary, model) + "\n")
+    if all(r.parsed.status == "api_error" for r in report.records):
+        # nothing came back: a wrong URL, a closed port, a bad token -- not a result to be pleased with
+        print(f"error: every call failed ({len(report.records)} of {len(report.records)}: api_error); "
+              "see the failures line above", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -113,9 +166,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                                          "OpenAI-compatible API on 127.0.0.1",
                        description="An OpenAI-compatible chat-completions server over a responder.")
     s.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1)")
-    s.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 = any free port)")
+    s.add_argument("--port", type=_int_in(0, 65535), default=8000, help="port (default: 8000; 0 = any free port)")
     s.add_argument("--local", metavar="PATH", help="serve a local transformers model instead of the baseline")
-    s.add_argument("--max-new-tokens", type=int, default=256, help="generation budget of --local (default: 256)")
+    s.add_argument("--max-new-tokens", type=_int_in(1, 32768), default=256,
+                   help="generation budget of --local, 1..32768 (default: 256)")
     s.set_defaults(func=_serve)
 
 
@@ -124,8 +178,6 @@ def main(argv: list[str] | None = None, prog: str = "llm_query.py") -> int:
     p = argparse.ArgumentParser(prog=prog, description=QUERY_HELP + ".")
     add_query_arguments(p)
     args = p.parse_args(argv)
-    try:
-        return run_query(args)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
-        return 2
+    from rote_hf.cli import run_command
+
+    return run_command(run_query, args, prog)

@@ -7,8 +7,9 @@ caches, logs and result rows. Two responders ship, looked up by name in :data:`R
 * ``"openai"``: :class:`OpenAICompatibleResponder`, an OpenAI-compatible chat-completions
   client built on ``huggingface_hub.InferenceClient(base_url=...)`` -- HF inference providers,
   vLLM/TGI/llama.cpp servers, OpenRouter, OpenAI. Temperature 0, a seed (omit with
-  ``seed=None`` for servers that reject it), ``max_tokens``, a per-request timeout, bounded
-  retries with exponential backoff on 5xx/408/429/timeouts/connection errors, a cap on the
+  ``seed=None`` for servers that reject it), ``max_tokens``, a timeout over the whole request, bounded
+  retries with exponential backoff on 5xx/408/429/timeouts/connection errors and 200 answers
+  without content (``ProtocolError``), a cap on the
   reply size. The API token is read from the environment (``ROTE_LLM_API_KEY``, then
   ``HF_TOKEN``; never the token saved by ``hf auth login``) and is never part of a repr, error message, cache, log or result.
 * ``"local"``: :class:`LocalPipelineResponder`, a ``transformers`` text-generation pipeline on
@@ -43,6 +44,15 @@ Messages = Sequence[Mapping[str, str]]
 
 class ResponderError(RuntimeError):
     """A call that failed for good (after retries); its message never contains the token."""
+
+
+class ProtocolError(RuntimeError):
+    """A server answered 200 without a usable chat completion (no choices, content null or missing,
+    not JSON). Retried like a 5xx; never an answer of the model, so never cached."""
+
+
+class RequestTimeout(TimeoutError):
+    """The whole request (connect, headers and full body) took longer than ``timeout_s``."""
 
 
 @runtime_checkable
@@ -119,6 +129,16 @@ def api_key_from_env(names: Sequence[str] = API_KEY_ENV) -> str | None:
     return None
 
 
+def endpoint_identity(base_url: str) -> str:
+    """``scheme://host:port/path`` of a validated base URL (the port made explicit, host lower-case);
+    part of the reply cache's key, so one model name on two servers never shares replies."""
+    parts = urlsplit(check_base_url(base_url))
+    host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return f"{parts.scheme}://{host}:{port}{parts.path.rstrip('/')}"
+
+
 def check_base_url(base_url: str) -> str:
     """Validated base URL without a trailing slash (``http(s)://host[:port]/path``)."""
     if not isinstance(base_url, str):
@@ -141,7 +161,8 @@ class OpenAICompatibleResponder:
 
     ``base_url`` ends with ``/v1`` for most servers (the client POSTs ``{base_url}/chat/completions``).
     ``api_key=None`` reads the token from ``ROTE_LLM_API_KEY`` or ``HF_TOKEN``; without one,
-    :data:`NO_TOKEN` is sent (local servers ignore it). ``timeout_s`` is per request (seconds); ``max_reply_chars`` cuts longer replies
+    :data:`NO_TOKEN` is sent (local servers ignore it). ``timeout_s`` bounds each whole request
+    (connect, headers and full body; seconds); ``max_reply_chars`` cuts longer replies
     (the cut reply then usually parses as ``bad_json``). ``sleep`` is injectable for tests.
     """
 
@@ -184,21 +205,62 @@ class OpenAICompatibleResponder:
                 "max_retries": self.retry.max_retries, "json_mode": self.json_mode,
                 "max_reply_chars": self.max_reply_chars}
 
+    def cache_identity(self) -> dict[str, Any]:
+        """Everything that determines a reply (the reply cache's key; no token): the endpoint
+        (``scheme://host:port/path``), the model and the sampling parameters."""
+        return {"responder": "openai", "endpoint": endpoint_identity(self.base_url), "model": self.model,
+                "temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed,
+                "json_mode": self.json_mode, "max_reply_chars": self.max_reply_chars}
+
     def _once(self, messages: Messages) -> str:
         kwargs: dict[str, Any] = {"model": self.model, "temperature": self.temperature, "max_tokens": self.max_tokens}
         if self.seed is not None:
             kwargs["seed"] = self.seed
         if self.json_mode:
             kwargs["response_format"] = {"type": "json_object"}
-        out = self._client.chat_completion([dict(m) for m in messages], **kwargs)
-        content = out.choices[0].message.content if out.choices else None
-        return (content or "")[: self.max_reply_chars]
+        from huggingface_hub.errors import HfHubHTTPError, InferenceTimeoutError
+
+        try:
+            out = self._client.chat_completion([dict(m) for m in messages], **kwargs)
+            content = out.choices[0].message.content
+        except (HfHubHTTPError, InferenceTimeoutError):
+            raise  # HTTP errors and timeouts keep their own class (some subclass ValueError)
+        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
+            # a 200 answer that is not a chat completion ({"foo": 1}, no choices, not JSON at all)
+            raise ProtocolError(f"the 200 answer has no usable content ({type(exc).__name__})") from None
+        if not isinstance(content, str):  # content null or missing: not an answer of the model
+            raise ProtocolError(f"the 200 answer has no usable content (message content is "
+                                f"{type(content).__name__})")
+        return content[: self.max_reply_chars]
+
+    def _bounded(self, messages: Messages) -> str:
+        """``_once`` with a deadline of ``timeout_s`` over the whole request (connect, headers, full
+        body): httpx's timeout bounds each read only, so a server dripping one byte at a time would
+        otherwise hold a call for as long as it likes. The call runs in a daemon thread; past the
+        deadline it is abandoned (its connection ends with the server or the per-read timeout)."""
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def work() -> None:
+            try:
+                box["reply"] = self._once(messages)
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+                box["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=work, name="rote-hf-llm-request", daemon=True).start()
+        if not done.wait(self.timeout_s):
+            raise RequestTimeout(f"request timed out after {self.timeout_s:g} s (whole request)")
+        if "error" in box:
+            raise box["error"]
+        return box["reply"]
 
     @staticmethod
     def _retryable(exc: BaseException) -> bool:
         from huggingface_hub.errors import HfHubHTTPError, InferenceTimeoutError
 
-        if isinstance(exc, InferenceTimeoutError):
+        if isinstance(exc, (InferenceTimeoutError, RequestTimeout, ProtocolError)):
             return True
         if isinstance(exc, HfHubHTTPError):
             status = getattr(getattr(exc, "response", None), "status_code", None)
@@ -214,7 +276,7 @@ class OpenAICompatibleResponder:
         return redact(text, [self.__token])[:300]
 
     def respond(self, messages: Messages) -> str:
-        reply = call_with_retries(lambda: self._once(messages), self.retry, self._retryable, self._describe, self._sleep)
+        reply = call_with_retries(lambda: self._bounded(messages), self.retry, self._retryable, self._describe, self._sleep)
         return redact(reply, [self.__token])  # a server could echo the token; never store it
 
 
@@ -245,6 +307,10 @@ class LocalPipelineResponder:
     def settings(self) -> dict[str, Any]:
         return {"responder": "local", "model": self.model_id, "max_new_tokens": self.max_new_tokens,
                 "do_sample": False}
+
+    def cache_identity(self) -> dict[str, Any]:
+        """Everything that determines a reply: the model folder, the name and greedy settings."""
+        return {**self.settings(), "path": str(self.path.resolve())}
 
     def _load(self) -> Any:
         if self._pipe is None:

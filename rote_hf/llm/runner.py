@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -76,7 +77,10 @@ def items_from_rows(rows: Iterable[Mapping[str, Any]], prompt: PromptConfig = Pr
     """
     need = prompt.n_shown + prompt.k_next
     items = []
-    for row in rows:
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise TypeError(f"rows[{i}] must be an object with 'anum', 'shown' and 'answer' (or 'terms'), "
+                            f"got {type(row).__name__}")
         if "anum" not in row:
             raise ValueError("rows must have an 'anum' column")
         if "shown" in row and "answer" in row:
@@ -114,9 +118,12 @@ def load_sample_rows(source: str | os.PathLike, *, config: str = CONFIG, split: 
     path = Path(source)
     if path.suffix in (".json", ".jsonl") and path.is_file():
         text = path.read_text(encoding="utf-8")
-        if path.suffix == ".jsonl":
-            return [json.loads(line) for line in text.splitlines() if line.strip()]
-        data = json.loads(text)
+        try:
+            if path.suffix == ".jsonl":
+                return [json.loads(line) for line in text.splitlines() if line.strip()]
+            data = json.loads(text)
+        except RecursionError:
+            raise ValueError(f"source {str(source)!r} nests JSON too deeply to be a list of row objects") from None
         if not isinstance(data, list):
             raise ValueError(f"source {str(source)!r} must hold a JSON list of row objects")
         return data
@@ -138,9 +145,20 @@ def load_sample_rows(source: str | os.PathLike, *, config: str = CONFIG, split: 
     return ds[split].to_list()
 
 
+def cache_identity(responder: Responder) -> dict[str, Any]:
+    """What keys ``responder``'s replies in the cache: its ``cache_identity()`` (endpoint, model,
+    sampling parameters), else its ``settings()``, else its model id alone."""
+    for name in ("cache_identity", "settings"):
+        fn = getattr(responder, name, None)
+        if callable(fn):
+            return {"model": responder.model_id, **dict(fn())}
+    return {"model": responder.model_id}
+
+
 def _ask(responder: Responder, item: SampleItem, prompt: PromptConfig, cache: ReplyCache | None) -> QueryRecord:
     messages = build_messages(item.shown, prompt)
-    hit = cache.get(responder.model_id, messages) if cache is not None else None
+    ident = cache_identity(responder) if cache is not None else {}
+    hit = cache.get(ident, messages) if cache is not None else None
     if hit is not None:
         return QueryRecord(item, tuple(messages), hit, parse_response(hit, prompt.k_next), cached=True)
     try:
@@ -148,7 +166,7 @@ def _ask(responder: Responder, item: SampleItem, prompt: PromptConfig, cache: Re
     except ResponderError as exc:
         return QueryRecord(item, tuple(messages), None, api_error(str(exc)))
     if cache is not None:
-        cache.put(responder.model_id, messages, reply)
+        cache.put(ident, messages, reply)
     return QueryRecord(item, tuple(messages), reply, parse_response(reply, prompt.k_next))
 
 
@@ -337,6 +355,32 @@ def evaluate_llm(items: Sequence[SampleItem], responder: Responder, *, results: 
                 store.append(row)
                 report.appended.append(row.run_id)
     return report
+
+
+_REASON = re.compile(r"^(\w+)(?: HTTP (\d{3}))?:")
+
+
+def failure_reasons(records: Sequence[QueryRecord]) -> dict[str, dict[str, int]]:
+    """Failed records counted by status, and within ``api_error`` by reason (``HTTP 503``, or the
+    error's class such as ``ConnectError``, ``RequestTimeout``, ``ProtocolError``). Sorted by count."""
+    out: dict[str, dict[str, int]] = {}
+    for r in records:
+        if r.parsed.ok:
+            continue
+        m = _REASON.match(r.parsed.error or "") if r.parsed.status == "api_error" else None
+        reason = "" if m is None else (f"HTTP {m.group(2)}" if m.group(2) else m.group(1))
+        by = out.setdefault(r.parsed.status, {})
+        by[reason] = by.get(reason, 0) + 1
+    return dict(sorted(out.items(), key=lambda kv: (-sum(kv[1].values()), kv[0])))
+
+
+def format_failures(records: Sequence[QueryRecord]) -> str:
+    """One line such as ``failures: 3 api_error (ConnectError: 3), 1 no_json`` (``failures: none``)."""
+    parts = []
+    for status, by in failure_reasons(records).items():
+        detail = ", ".join(f"{k}: {v}" for k, v in sorted(by.items(), key=lambda kv: (-kv[1], kv[0])) if k)
+        parts.append(f"{sum(by.values())} {status}" + (f" ({detail})" if detail else ""))
+    return "failures: " + (", ".join(parts) if parts else "none")
 
 
 TABLE_COLUMNS = (

@@ -4,7 +4,8 @@
 ``--local PATH``: a local transformers model) at ``http://127.0.0.1:8000/v1/chat/completions``,
 so the whole HTTP path of ``eval_suite/llm_query.py`` can be tried without an API account, and a
 local model can be shared by several runs. Only ``POST /v1/chat/completions`` is answered;
-request bodies are capped at 1 MiB; it binds to 127.0.0.1 unless told otherwise.
+request bodies are capped at 1 MiB and
+validated (:func:`check_request`: a malformed body is answered with a JSON 400 naming the field); it binds to 127.0.0.1 unless told otherwise.
 
 :class:`DifferenceResponder` (registered as ``"difference"``) is a transparent baseline: it
 finds the smallest order ``d <= 4`` at which the shown terms have constant ``d``-th differences
@@ -75,7 +76,7 @@ class DifferenceResponder:
         return {"responder": "difference", "model": self.model_id, "max_order": self.max_order}
 
     def respond(self, messages: Sequence[Mapping[str, str]]) -> str:
-        user = "\n".join(m.get("content", "") for m in messages if m.get("role") == "user")
+        user = "\n".join(m.get("content") or "" for m in messages if m.get("role") == "user")
         found = _TERMS.search(user)
         if not found:
             raise ResponderError("no 'Terms a(1)..a(N): ...' line in the user message")
@@ -88,11 +89,38 @@ class DifferenceResponder:
                            "recognized": False, "name_if_recognized": ""})
 
 
+class RequestError(ValueError):
+    """A chat-completions request body that does not follow the OpenAI schema (answered with 400)."""
+
+
+def check_request(body: Any) -> list[dict[str, str | None]]:
+    """The messages of a chat-completions request body, validated: a JSON object with ``messages``,
+    a non-empty list of objects, each with a string ``role`` and a ``content`` that is a string or
+    null; ``model``, when present, a string. :class:`RequestError` names the offending field."""
+    if not isinstance(body, dict):
+        raise RequestError(f"body must be a JSON object, got {type(body).__name__}")
+    if "model" in body and not isinstance(body["model"], str):
+        raise RequestError("model must be a string")
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise RequestError("messages must be a non-empty list of {role, content} objects")
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict):
+            raise RequestError(f"messages[{i}] must be an object, got {type(m).__name__}")
+        if not isinstance(m.get("role"), str):
+            raise RequestError(f"messages[{i}].role must be a string")
+        if "content" not in m or not (m["content"] is None or isinstance(m["content"], str)):
+            raise RequestError(f"messages[{i}].content must be a string or null")
+    return [{"role": m["role"], "content": m["content"]} for m in messages]
+
+
 def make_server(responder: Responder, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
     """An HTTP server answering OpenAI chat completions with ``responder`` (call ``serve_forever``)."""
     lock = threading.Lock()  # one generation at a time: local models are not thread-safe
 
     class Handler(BaseHTTPRequestHandler):
+        timeout = 30  # seconds per socket read: a client that stops mid-body does not hold a thread forever
+
         def log_message(self, *args: Any) -> None:
             pass
 
@@ -107,19 +135,27 @@ def make_server(responder: Responder, host: str = "127.0.0.1", port: int = 0) ->
         def do_POST(self) -> None:  # noqa: N802
             if self.path.rstrip("/") != "/v1/chat/completions":
                 return self._send(404, {"error": {"message": "only POST /v1/chat/completions is served"}})
-            length = int(self.headers.get("Content-Length", 0) or 0)
+            try:
+                length = int(self.headers.get("Content-Length", 0) or 0)
+                if length < 0:
+                    raise ValueError
+            except ValueError:
+                return self._send(400, {"error": {"message": "Content-Length must be a non-negative integer"}})
             if length > MAX_BODY_BYTES:
                 return self._send(413, {"error": {"message": f"request body over {MAX_BODY_BYTES} bytes"}})
             try:
-                body = json.loads(self.rfile.read(length) or b"{}")
-                messages = body["messages"]
-            except (ValueError, KeyError, TypeError):
-                return self._send(400, {"error": {"message": "body must be JSON with 'messages'"}})
+                body = json.loads((self.rfile.read(length) or b"{}").decode("utf-8"))
+                messages = check_request(body)
+            except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError included
+                msg = str(exc) if isinstance(exc, RequestError) else "body must be UTF-8 JSON"
+                return self._send(400, {"error": {"message": msg, "type": "invalid_request_error"}})
             try:
                 with lock:
                     content = responder.respond(messages)
             except ResponderError as exc:
-                return self._send(500, {"error": {"message": str(exc)}})
+                return self._send(500, {"error": {"message": str(exc)[:500]}})
+            except Exception as exc:  # noqa: BLE001 - a responder bug is a 500 answer, not a dropped connection
+                return self._send(500, {"error": {"message": f"responder failed: {type(exc).__name__}"}})
             self._send(200, {
                 "id": "chatcmpl-rote-hf", "object": "chat.completion", "created": 0,
                 "model": body.get("model", responder.model_id),
@@ -128,4 +164,14 @@ def make_server(responder: Responder, host: str = "127.0.0.1", port: int = 0) ->
                 "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
             })
 
-    return ThreadingHTTPServer((host, port), Handler)
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            # a client that hangs up mid-answer (or any other socket error) is not worth a traceback
+            import sys
+
+            print(f"llm-serve: request from {client_address[0]} failed: {sys.exc_info()[0].__name__}",
+                  file=sys.stderr)
+
+    return Server((host, port), Handler)

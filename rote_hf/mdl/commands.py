@@ -3,11 +3,47 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import re
 import sys
 from pathlib import Path
 
 from rote_hf.mdl.bigint import dumps_int_rows, dumps_json, format_int, parse_int
+
+MAX_TERMS = 1_000
+"""Most terms ``rote-hf mdl`` reads (the learner runs on every prefix; the papers use 20-30)."""
+MAX_DIGITS = 10_000
+"""Most decimal digits of one term."""
+MAX_NEXT = 1_000
+"""Most continuation terms ``--next`` prints."""
+MAX_ORDER = MAX_DEGREE = 16
+"""Largest ``--max-order`` / ``--max-degree`` (defaults 6 and 4)."""
+
+_INT = re.compile(r"-?[0-9]+")
+
+
+def _int_in(low: int, high: int, name: str = "value"):
+    """argparse type: a plain decimal integer in ``low..high`` (no ``_``, spaces, signs other than
+    ``-`` or non-ASCII digits), checked before any work; argparse prefixes ``argument --flag:``."""
+
+    def parse(text: str) -> int:
+        if not _INT.fullmatch(text):
+            raise argparse.ArgumentTypeError(f"invalid int value: {text[:40]!r}")
+        if not low <= int(text) <= high:
+            raise argparse.ArgumentTypeError(f"{name} must be in {low}..{high}, got {text[:40]}")
+        return int(text)
+
+    return parse
+
+
+def _shard(text: str) -> tuple[int, int]:
+    """argparse type of ``--shard``: ``INDEX/COUNT`` with ``0 <= INDEX < COUNT <= 10000``."""
+    index, _, count = text.partition("/")
+    if not (_INT.fullmatch(index) and _INT.fullmatch(count) and 0 <= int(index) < int(count) <= 10_000):
+        raise argparse.ArgumentTypeError(f"must be INDEX/COUNT with 0 <= INDEX < COUNT <= 10000, e.g. 0/4, "
+                                         f"got {text[:40]!r}")
+    return int(index), int(count)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,7 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("terms", nargs="+", help="the terms, comma- or space-separated (a trailing '...' is ignored)")
     _learner_options(p)
-    p.add_argument("--next", type=int, default=3, help="how many continuation terms to print (default: 3)")
+    p.add_argument("--next", type=_int_in(0, MAX_NEXT), default=3,
+                   help=f"how many continuation terms to print, 0..{MAX_NEXT} (default: 3)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.set_defaults(func=_mdl)
 
@@ -30,12 +67,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument("--stripped", type=Path, default=None, help="path to stripped or stripped.gz (default: shipped sample)")
     s.add_argument("--out", type=Path, required=True, help="output JSON-lines file; existing rows are kept (resume)")
-    s.add_argument("--budget", type=int, default=30, help="terms per sequence (default: 30)")
-    s.add_argument("--min-terms", type=int, default=20, help="skip sequences with fewer terms (default: 20)")
-    s.add_argument("--limit", type=int, default=20_000, help="sample size after shuffling (default: 20000)")
-    s.add_argument("--seed", type=int, default=0, help="shuffle seed (default: 0)")
-    s.add_argument("--workers", type=int, default=1, help="processes (default: 1)")
-    s.add_argument("--shard", default="0/1", help="this machine's shard INDEX/COUNT by position (default: 0/1)")
+    s.add_argument("--budget", type=_int_in(7, MAX_TERMS), default=30, help=f"terms per sequence, 7..{MAX_TERMS} (default: 30)")
+    s.add_argument("--min-terms", type=_int_in(7, MAX_TERMS), default=20,
+                   help=f"skip sequences with fewer terms, 7..{MAX_TERMS} (default: 20)")
+    s.add_argument("--limit", type=_int_in(1, 10_000_000), default=20_000,
+                   help="sample size after shuffling, 1..10000000 (default: 20000)")
+    s.add_argument("--seed", type=_int_in(0, 2**32 - 1), default=0, help="shuffle seed, 0..2**32-1 (default: 0)")
+    s.add_argument("--workers", type=_int_in(1, 256), default=1, help="processes, 1..256 (default: 1)")
+    s.add_argument("--shard", type=_shard, default=(0, 1),
+                   help="this machine's shard INDEX/COUNT by position (default: 0/1)")
     s.add_argument("--on-bad", choices=["reject", "stop"], default="reject", help="non-integer token: drop the line or keep terms before it")
     s.add_argument("--quiet", action="store_true", help="no progress bar")
     _learner_options(s, with_bounds=False)
@@ -43,27 +83,29 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _learner_options(p: argparse.ArgumentParser, with_bounds: bool = True) -> None:
-    p.add_argument("--max-order", type=int, default=6, help="largest order r (default: 6)")
-    p.add_argument("--max-degree", type=int, default=4, help="largest degree d (default: 4)")
+    p.add_argument("--max-order", type=_int_in(1, MAX_ORDER), default=6, help=f"largest order r, 1..{MAX_ORDER} (default: 6)")
+    p.add_argument("--max-degree", type=_int_in(0, MAX_DEGREE), default=4,
+                   help=f"largest degree d, 0..{MAX_DEGREE} (default: 4)")
     p.add_argument("--encoding", choices=["loose", "strict"], default="loose", help="L(H) encoding (default: loose)")
     p.add_argument("--backend", choices=["flint", "sympy", "fraction"], default="flint", help="exact nullspace backend")
 
 
 def parse_terms(tokens: list[str]) -> list[int]:
-    """Integers from CLI tokens such as ``['0,1,1,2,...']`` or ``['0', '1', '1']``."""
+    """Integers from CLI tokens such as ``['0,1,1,2,...']`` or ``['0', '1', '1']``: plain decimal
+    integers only (``1_000``, ``+5`` or non-ASCII digits are refused), at most :data:`MAX_TERMS`
+    terms of at most :data:`MAX_DIGITS` digits, checked before any conversion."""
     parts = [t.strip() for tok in tokens for t in tok.replace(";", ",").split(",")]
-    parts = [t for p in parts for t in p.split()]
+    parts = [t for p in parts for t in p.split() if t]
     while parts and parts[-1] in ("...", "…"):
         parts.pop()
-    out = []
+    if len(parts) > MAX_TERMS:
+        raise ValueError(f"terms must be at most {MAX_TERMS} numbers, got {len(parts)}")
     for t in parts:
-        if not t:
-            continue
-        try:
-            out.append(parse_int(t))
-        except ValueError:
-            raise ValueError(f"terms must be integers separated by commas or spaces, got {t!r}") from None
-    return out
+        if not _INT.fullmatch(t):
+            raise ValueError(f"terms must be integers separated by commas or spaces, got {t[:40]!r}")
+        if len(t.lstrip("-")) > MAX_DIGITS:
+            raise ValueError(f"terms must have at most {MAX_DIGITS} digits each, got one of {len(t.lstrip('-'))}")
+    return [parse_int(t) for t in parts]
 
 
 def _mdl(args: argparse.Namespace) -> int:
@@ -76,7 +118,7 @@ def _mdl(args: argparse.Namespace) -> int:
         terms, max_order=args.max_order, max_degree=args.max_degree, encoding=args.encoding, backend=args.backend
     )
     h = sp.hypothesis
-    nxt = None if h is None or args.next <= 0 else h.extend(terms, args.next)
+    nxt = None if h is None or args.next == 0 else h.extend(terms, args.next)
     if args.json:
         out = {
             **sp.summary(),
@@ -128,15 +170,33 @@ def _state(sig: object) -> str:
     return f"r={r} d={d} {dumps_int_rows(coeffs)}"
 
 
+def _check_out(out: Path) -> None:
+    """Refuse an ``--out`` that cannot be written, before reading or computing anything: a file
+    where a folder should be, a folder where the file should be, a folder that takes no new files
+    (probed with a temporary file that is removed at once; permissions alone say nothing for root)."""
+    import tempfile
+
+    if out.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "is a folder, give a .jsonl file path (--out)", str(out))
+    for parent in out.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise NotADirectoryError(errno.ENOTDIR, f"{parent} is a file, not a folder (--out)", str(out))
+            try:
+                with tempfile.TemporaryFile(dir=parent):
+                    pass
+            except OSError as exc:
+                raise type(exc)(exc.errno, f"{exc.strerror} (--out)", str(out)) from None
+            return
+
+
 def _sweep(args: argparse.Namespace) -> int:
     from rote_hf.mdl.oeis_io import read_stripped, sample_records
     from rote_hf.mdl.sample import sample_path
     from rote_hf.mdl.sweep import MdlSweepConfig, run_sweep
 
-    try:
-        index, count = (int(x) for x in args.shard.split("/"))
-    except ValueError:
-        raise ValueError(f"shard must look like INDEX/COUNT, e.g. 0/4, got {args.shard!r}") from None
+    index, count = args.shard
+    _check_out(args.out)
     path = args.stripped or sample_path()
     records, rep = read_stripped(path, min_terms=args.min_terms, on_bad=args.on_bad)
     print(f"read {path}: {rep.summary()}", file=sys.stderr)

@@ -7,6 +7,7 @@ passes the wrong column learns which one from the first line of the traceback.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,13 +46,28 @@ def check_same_length(columns: dict[str, list]) -> int:
 
 
 def check_symbols(value: Any, name: str, row: int | None = None) -> Symbols:
-    """A symbol string (``str``) or a list/tuple of symbols; ``TypeError`` otherwise."""
-    if isinstance(value, (str, list, tuple)):
-        return value
-    if isinstance(value, np.ndarray) and value.ndim == 1:
-        return value.tolist()
+    """A symbol string (``str``) or a list/tuple of symbols; ``TypeError`` otherwise.
+
+    A NaN or infinite float symbol is refused (``ValueError``): NaN equals nothing but, inside a
+    list, itself by identity, so it would score as right or wrong depending on object identity."""
     where = f"{name}[{row}]" if row is not None else name
+    if isinstance(value, np.ndarray) and value.ndim == 1:
+        value = value.tolist()
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)):
+        if any(isinstance(s, (float, np.floating)) and not math.isfinite(s) for s in value):
+            raise ValueError(f"{where} must not hold NaN or infinite symbols")
+        return value
     raise TypeError(f"{where} must be a str or a list/tuple of symbols, got {type(value).__name__}")
+
+
+def check_finite(values: np.ndarray, name: str, row: int, what: str = "") -> None:
+    """``ValueError`` naming ``name[row]`` when ``values`` holds NaN or +-inf (a score over them
+    could beat the truth: NaN logits argmax to class 0, -inf logits to a confident "no")."""
+    if values.size and not np.all(np.isfinite(values)):
+        bad = np.asarray(values)[~np.isfinite(values)].ravel()[0]
+        raise ValueError(f"{name}[{row}] must be finite{what}, got {bad}")
 
 
 def check_bool(value: Any, name: str, row: int, *, allow_none: bool = False) -> bool | None:

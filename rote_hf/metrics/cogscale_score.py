@@ -6,6 +6,12 @@ outputs). Only the prediction timesteps are scored: ``T[i]`` lists the steps of 
 unscored step of ``Y`` with -100 instead; pass ``prediction_timesteps=None`` (or ``None``
 for one row) to select the steps whose target is not entirely -100, as 0.2.0 does.
 
+Time steps are indices ``0..L-1`` of the sample, each at most once: negative steps (which
+NumPy would read from the end) and repeated steps (which would weigh one answer several
+times) are refused with a ``ValueError``. Predictions and targets must be finite at every
+scored step: NaN or infinite values are refused, never scored (NaN logits would otherwise
+argmax to class 0 and could score a perfect 0.0).
+
 The gathered steps are scored by category (lower is better for all three):
 
 * ``classification``: error rate ``1 - mean(argmax(Y_hat) == argmax(Y))`` over all scored
@@ -28,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from rote_hf.metrics._checks import as_rows, check_same_length
+from rote_hf.metrics._checks import as_rows, check_finite, check_same_length
 
 MASK_VALUE = -100.0
 """CogScale 0.2.0's marker for unscored target steps."""
@@ -77,10 +83,13 @@ def _steps(t: Any, y: np.ndarray, row: int) -> np.ndarray:
         return np.zeros(0, dtype=np.intp)
     if steps.ndim != 1 or not np.issubdtype(steps.dtype, np.integer):
         raise TypeError(f"prediction_timesteps[{row}] must be a list of integer time steps, got {t!r}")
-    if steps.min() < -y.shape[0] or steps.max() >= y.shape[0]:
+    if steps.min() < 0 or steps.max() >= y.shape[0]:
         raise ValueError(
-            f"prediction_timesteps[{row}] must index the {y.shape[0]} time steps of the sample, got {t!r}"
+            f"prediction_timesteps[{row}] must index the {y.shape[0]} time steps of the sample as "
+            f"0..{y.shape[0] - 1} (negative steps are refused), got {t!r}"
         )
+    if np.unique(steps).size != steps.size:  # a repeated step would weigh one answer several times
+        raise ValueError(f"prediction_timesteps[{row}] must not repeat a time step, got {t!r}")
     return steps
 
 
@@ -109,6 +118,8 @@ def gather(
         if y_hat.shape != y.shape:
             raise ValueError(f"predictions[{i}] and references[{i}] must have the same shape, got {y_hat.shape} and {y.shape}")
         steps = _steps(ts[i], y, i)
+        check_finite(y_hat[steps], "predictions", i, " at every scored step")
+        check_finite(y[steps], "references", i, " at every scored step")
         out_p.append(y_hat[steps])
         out_r.append(y[steps])
         counts.append(int(steps.size))

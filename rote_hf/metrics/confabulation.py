@@ -31,6 +31,7 @@ because the paper's cells hold about 20 rows.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,6 +46,8 @@ CONFABULATION_CONFIDENCE = 4
 
 Z_95 = 1.959963984540054
 """Two-sided 95 % standard-normal quantile used by the Wilson interval."""
+
+_DECIMAL = re.compile(r"-?[0-9]+")
 
 RATE_KEYS = (
     "accuracy",
@@ -73,11 +76,12 @@ def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, flo
 def _term(value: Any, name: str, row: int) -> int:
     if is_integer(value):
         return int(value)
-    if isinstance(value, str):
+    if isinstance(value, str) and _DECIMAL.fullmatch(value.strip()):  # no 1_000, +5, 1e3 or other digits
         try:
             return int(value.strip())
-        except ValueError:
-            pass
+        except ValueError:  # over Python's int-conversion digit limit
+            raise ValueError(f"{name}[{row}] holds a term of {len(value.strip())} digits, over Python's "
+                             "int-conversion limit (sys.set_int_max_str_digits)") from None
     raise TypeError(f"{name}[{row}] must hold integers (or decimal strings), got {value!r}")
 
 

@@ -1,0 +1,81 @@
+"""``rote-hf llm-serve`` as a real subprocess, fed malformed requests over raw HTTP (issue 12, item 10):
+every one gets a JSON 400 (never a dropped connection), and no traceback reaches the log."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from rote_hf.llm import build_messages
+from tests.helpers import REPO_ROOT
+
+GOOD_MESSAGES = build_messages([3 * n + 1 for n in range(20)])
+
+BAD_BODIES = {
+    "invalid JSON": b'{"messages": [',
+    "not UTF-8": b'\xff\xfe{"messages": []}',
+    "body a list": b"[1, 2]",
+    "body a string": b'"hello"',
+    "missing messages": b'{"model": "x"}',
+    "messages not a list": json.dumps({"messages": "hi"}).encode(),
+    "messages empty": json.dumps({"messages": []}).encode(),
+    "message not an object": json.dumps({"messages": [1]}).encode(),
+    "content a number": json.dumps({"messages": [{"role": "user", "content": 5}]}).encode(),
+    "content a list": json.dumps({"messages": [{"role": "user", "content": ["a"]}]}).encode(),
+    "missing role": json.dumps({"messages": [{"content": "x"}]}).encode(),
+    "role a number": json.dumps({"messages": [{"role": 1, "content": "x"}]}).encode(),
+    "missing content": json.dumps({"messages": [{"role": "user"}]}).encode(),
+    "model not a string": json.dumps({"model": 3, "messages": GOOD_MESSAGES}).encode(),
+}
+
+
+@pytest.fixture(scope="module")
+def served():
+    proc = subprocess.Popen([sys.executable, "-m", "rote_hf.cli", "llm-serve", "--port", "0"], cwd=REPO_ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
+    line = proc.stdout.readline()
+    assert line.startswith("serving baseline:differences at http://127.0.0.1:"), line
+    port = int(line.split()[3].rsplit(":", 1)[1].split("/")[0])
+    yield proc, port
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=10)
+
+
+def _post(port: int, body: bytes, headers: dict | None = None) -> tuple[int, dict]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("POST", "/v1/chat/completions", body=body,
+                 headers={"Content-Type": "application/json", **(headers or {})})
+    resp = conn.getresponse()
+    status, payload = resp.status, json.loads(resp.read())
+    conn.close()
+    return status, payload
+
+
+def test_malformed_bodies_get_a_json_400_and_no_traceback(served):
+    proc, port = served
+    for name, body in BAD_BODIES.items():
+        status, payload = _post(port, body)
+        assert status == 400, name
+        assert isinstance(payload["error"]["message"], str) and payload["error"]["message"], name
+    for length in ("abc", "-5"):
+        status, payload = _post(port, b"{}", {"Content-Length": length})
+        assert status == 400 and "Content-Length" in payload["error"]["message"]
+    # content null is allowed (OpenAI: an assistant message may carry none); the server still answers
+    msgs = [{"role": "assistant", "content": None}, *GOOD_MESSAGES]
+    status, payload = _post(port, json.dumps({"model": "x", "messages": msgs}).encode())
+    assert status == 200 and "[61, 64, 67]" in payload["choices"][0]["message"]["content"]
+    # a message the baseline cannot read is the responder's failure: a JSON 500, no traceback
+    status, payload = _post(port, json.dumps({"messages": [{"role": "user", "content": "hello"}]}).encode())
+    assert status == 500 and "Terms" in payload["error"]["message"]
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=10)
+    assert "Traceback" not in err, err
+    assert proc.returncode in (0, 130)
