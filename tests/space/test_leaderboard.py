@@ -59,7 +59,7 @@ def test_rote_board_aggregates_ours_and_keeps_paper_cells(rows):
     assert lstm["runs"] == 8 and lstm["DL_mean"] == pytest.approx(round(ours["DL"].mean(), 4))
     assert lstm["DL@c10"] == pytest.approx(round(ours.loc[ours["c"] == "10", "DL"].mean(), 4))
     assert lstm["train_time_s"] == 15.5 and lstm["peak_cpu_mb"] == 300.0
-    paper = rote_board(rows, source="paper")
+    paper = rote_board(rows, source="paper", table="all")
     assert len(paper) == 8 + 8 + 6 + 8 + 6  # summary, Table 2, Table 3, the main and matched fits per model
     fits = paper[paper["table"] == "runs"]
     assert sorted(fits["runs"]) == [8] * 6 + [80] * 8 and set(fits["track"]) == {"rote", "rote_matched"}
@@ -151,7 +151,8 @@ def test_submission_formats_and_marks(tmp_path):
     rows_pq = parse_submission(buf.getvalue(), "x.parquet")
     for got in (rows_json, rows_jsonl, rows_pq):
         (row,) = got
-        assert (row.run_id, row.verified, row.source, row.metrics) == ("submitted-r1", False, "ours", {"test_score": 0.2})
+        # a visitor's row is never 'ours' (issue 12 item 4)
+        assert (row.run_id, row.verified, row.source, row.metrics) == ("submitted-r1", False, "submitted", {"test_score": 0.2})
         assert row.settings["submission"]["file"].startswith("x.")
     paths = store_submission(rows_json, tmp_path)
     assert [p.name for p in paths] == ["submitted-r1.parquet"] and len(ResultStore(tmp_path)) == 1
