@@ -200,11 +200,8 @@ def _row(i: int, rec: dict[str, Any], name: str, digest: str) -> ResultRow:
     settings = rec.get("settings") or {}
     if not isinstance(settings, dict):
         raise SubmissionError(f"{where}: settings must be an object")
-    rec.update(run_id=run_id if run_id.startswith(SUBMITTED_PREFIX) else SUBMITTED_PREFIX + run_id,
-               verified=False, source=SUBMITTED_SOURCE,
-               settings={**settings, "submission": {"file": name[:TEXT_NAME_MAX], "sha256": digest}})
     try:
-        row = ResultRow(**rec)
+        row = as_submitted(ResultRow(**rec), {"file": name[:TEXT_NAME_MAX], "sha256": digest})
     except (TypeError, ValueError) as exc:
         raise SubmissionError(f"{where}: {str(exc).splitlines()[0][:300]}") from None
     _check_types(row, i)
@@ -215,6 +212,17 @@ def _row(i: int, rec: dict[str, Any], name: str, digest: str) -> ResultRow:
 
 
 TEXT_NAME_MAX = 100
+
+
+def as_submitted(row: ResultRow, origin: Any) -> ResultRow:
+    """``row`` as a visitor's row: ``source="submitted"``, ``verified=False``, run id prefixed
+    :data:`SUBMITTED_PREFIX`, ``settings["submission"] = origin`` (the uploaded file and its
+    SHA-256, or the Space tab that created it)."""
+    import dataclasses
+
+    run_id = row.run_id if row.run_id.startswith(SUBMITTED_PREFIX) else SUBMITTED_PREFIX + row.run_id
+    return dataclasses.replace(row, run_id=run_id, source=SUBMITTED_SOURCE, verified=False,
+                               settings={**dict(row.settings), "submission": origin})
 
 
 _NUMERIC = ("param_count", "data_seed", "init_seed", "run", "epochs", "learning_rate", "score", "train_time_s",

@@ -190,6 +190,7 @@ def rote_board(df, *, n: str = ALL, c: str = ALL, track: str = ALL, source: str 
 
     frame = rote_frame(df)
     choices = filter_choices(df)
+    choices["source"] = _sources(choices["source"])
     for name, value in (("n", n), ("c", c), ("track", track), ("source", source), ("device", device),
                         ("table", table)):
         _check_choice(name, value, choices[name])
@@ -280,6 +281,13 @@ def filter_choices(df) -> dict[str, list[str]]:
     }
 
 
+def _sources(present: list[str]) -> list[str]:
+    """Every source a row can have (a filter on one with no rows yet gives an empty board)."""
+    from rote_hf.results.schema import SOURCES
+
+    return [*SOURCES, *[s for s in present if s not in SOURCES]]
+
+
 def _budgets(series) -> list[str]:
     def key(b: str) -> tuple[float, str]:
         mult = {"k": 1e3, "M": 1e6}.get(b[-1:], 1.0)
@@ -316,6 +324,7 @@ def cogscale_board(df, *, lr_selection: str = "validation", task: str = ALL, dif
     if cells not in COG_VIEWS:
         raise ValueError(f"cells must be one of {list(COG_VIEWS)}, got {cells!r}")
     choices = filter_choices(df)
+    choices["source"] = _sources(choices["source"])
     for name, value in (("task", task), ("difficulty", difficulty), ("budget", budget), ("source", source)):
         _check_choice(name, value, choices[name])
     cog = _with_marks(df[df["suite"] == "cogscale"])
@@ -399,6 +408,7 @@ def llm_board(df, *, stratum: str = ALL, model: str = ALL, source: str = ALL):
     import pandas as pd
 
     choices = filter_choices(df)
+    choices["source"] = _sources(choices["source"])
     for name, value, key in (("stratum", stratum, "stratum"), ("model", model, "llm_model"), ("source", source, "source")):
         _check_choice(name, value, choices[key])
     rows = _with_marks(_llm_rows(df))

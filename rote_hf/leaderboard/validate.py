@@ -221,8 +221,8 @@ def _json_problem(name: str, value: Any) -> str | None:
             if abs(v) > INT64_MAX:
                 return f"{path} must be an integer within int64, got a {len(str(abs(v)))}-digit integer"
         elif isinstance(v, float):
-            if not math.isfinite(v):
-                return f"{path} must be a finite number, got {v}"
+            if math.isinf(v):  # NaN means missing (stored as null); an infinity is no value
+                return f"{path} must be a finite number or null, got {v}"
         elif isinstance(v, str):
             if len(v) > OUTPUT_MAX:
                 return f"{path} must be at most {OUTPUT_MAX} characters, got {len(v)}"

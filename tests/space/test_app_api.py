@@ -23,8 +23,9 @@ def table(result) -> list[dict]:
     return [dict(zip(frame["headers"], row)) for row in frame["data"]]
 
 
-def rote(client, n=ALL, c=ALL, track=ALL, source=ALL, device=ALL):
-    return client.predict(n, c, track, source, device, api_name="/rote_board")
+def rote(client, n=ALL, c=ALL, track=ALL, source=ALL, device=ALL, table=ALL):
+    """The ROTE endpoint; ``table=ALL`` shows the per-model lines and every published table."""
+    return client.predict(n, c, track, source, device, table, api_name="/rote_board")
 
 
 def test_api_lists_every_endpoint(client):
@@ -66,8 +67,8 @@ def test_rote_filters_change_rows(client):
 
 def test_rote_plots_have_data(client):
     _, dl_c, acc_c, roll, pareto, params = rote(client, track="rote", source="ours")
-    assert dl_c["columns"] == ["model", "c", "DL", "accuracy"]
-    assert ["GRU", 10, 0.0, 1.0] in dl_c["data"]
+    assert dl_c["columns"] == ["model", "c", "DL", "accuracy", "source"]  # source: shown on hover
+    assert ["GRU", 10, 0.0, 1.0, "ours"] in dl_c["data"]
     assert len(roll["data"]) == 2 * 20  # two models, horizon 1..20
     assert {row[0] for row in roll["data"]} == {"GRU", "LSTM"}
     front = {row[0]: row[-1] for row in pareto["data"]}
@@ -76,8 +77,8 @@ def test_rote_plots_have_data(client):
 
 
 def test_cogscale_board_and_toggle(client):
-    val = client.predict("validation", "simple_copy", "small", ALL, ALL, "ours", api_name="/cogscale_board")
-    test = client.predict("test", "simple_copy", "small", ALL, ALL, "ours", api_name="/cogscale_board")
+    val = client.predict("validation", "simple_copy", "small", ALL, ALL, "ours", "all", api_name="/cogscale_board")
+    test = client.predict("test", "simple_copy", "small", ALL, ALL, "ours", "all", api_name="/cogscale_board")
     rows_val, rows_test = table(val), table(test)
     ours_val = [r for r in rows_val if r["source"] == "ours"]
     assert len(ours_val) == 2 * 2  # 2 models x 2 budgets
@@ -132,7 +133,8 @@ def test_good_upload_appears_unverified(client, app, tmp_path):
         "param_count": 1000, "device": "cpu", "verified": True}]}))
     assert _upload(client, good) == "Stored 1 row(s) as unverified (submitted): submitted-mynet-n2-c10"
     assert (app.results / "runs" / "submitted-mynet-n2-c10.parquet").is_file()
-    rows = table(rote(client, track="rote_matched", source="ours"))
+    assert table(rote(client, track="rote_matched", source="ours")) == []  # a visitor's row is never 'ours'
+    rows = table(rote(client, track="rote_matched", source="submitted"))
     assert len(rows) == 1
     mine = rows[0]
     assert (mine["model"], mine["DL_mean"], mine["verified"]) == ("MyNet", 0.125, "unverified (submitted)")
@@ -143,7 +145,9 @@ def test_llm_query_form_is_validated_and_token_never_logged(client, app):
     token = "hf_s3cr3t-token-value"
     msg, records, metrics = client.predict("ftp://example", "m", token, 5, api_name="/llm_query")
     assert msg == "Not run: base URL must be an http(s) URL such as http://127.0.0.1:8000/v1, got 'ftp://example'"
-    assert records["headers"][:3] == ["stratum", "a_number", "prompt"] and metrics["headers"] == ["stratum"]
+    assert records["headers"][:3] == ["stratum", "a_number", "prompt"]
+    assert metrics["headers"] == ["stratum", "n_rows", "n_scored", "n_failed", "accuracy", "abstention_rate",
+                                  "confabulation_rate", "recognition_rate", "mean_confidence"]
     msg, _, _ = client.predict("http://127.0.0.1:9/v1", "", token, 5, api_name="/llm_query")
     assert msg == "Not run: model name must be a non-empty string"
     msg, _, _ = client.predict("http://127.0.0.1:9/v1", "tiny", token, 20, api_name="/llm_query")
