@@ -147,28 +147,28 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
                 dl_c = gr.ScatterPlot(init_rote[1], x="c", y="DL", color="model", title="DL vs LZW complexity",
                                       x_title="c (LZW complexity of the seed)",
                                       y_title="DL (normalised edit distance, mean)", color_title="architecture",
-                                      tooltip=["model", "source", "c", "DL"], caption=PLOT_NOTE,
+                                      tooltip=["model", "source", "c", "DL"], caption=PLOT_NOTE, show_label=False,
                                       label="DL vs LZW complexity", elem_id="rote-dl-c")
                 acc_c = gr.ScatterPlot(init_rote[2], x="c", y="accuracy", color="model",
                                        title="Next-symbol accuracy vs LZW complexity",
                                        x_title="c (LZW complexity of the seed)",
                                        y_title="next-symbol test accuracy (mean)", color_title="architecture",
-                                       tooltip=["model", "source", "c", "accuracy"], caption=PLOT_NOTE,
+                                       tooltip=["model", "source", "c", "accuracy"], caption=PLOT_NOTE, show_label=False,
                                        label="accuracy vs LZW complexity", elem_id="rote-acc-c")
                 with gr.Row():
-                    roll = gr.LinePlot(init_rote[3], x="horizon", y="error", color="model",
-                                       title="Rollout error vs horizon (our runs)", x_title="horizon h (steps)",
-                                       y_title="cumulative error (mismatches / h)", color_title="architecture",
-                                       label="rollout error vs horizon", elem_id="rote-rollout")
-                    par = gr.ScatterPlot(init_rote[4], x="train_time_s", y="DL_mean", color="pareto_front",
-                                         title="Quality vs compute (Pareto front)", x_title="train time (s, median)",
-                                         y_title="DL (mean)", color_title="Pareto front",
-                                         tooltip=["model", "source", "train_time_s", "DL_mean"],
-                                         label="quality vs compute", elem_id="rote-pareto")
                     dlp = gr.ScatterPlot(init_rote[5], x="params", y="DL_mean", color="model", title="DL vs parameters",
                                          x_title="trainable parameters", y_title="DL (mean)", color_title="architecture",
-                                         tooltip=["model", "source", "params", "DL_mean"],
+                                         tooltip=["model", "source", "params", "DL_mean"], show_label=False,
                                          label="DL vs parameters", elem_id="rote-params")
+                    par = gr.ScatterPlot(init_rote[4], x="train_time_s", y="DL_mean", color="pareto_front",
+                                         title="Quality vs compute (Pareto front)", x_title="train time (s, median)",
+                                         y_title="DL (mean)", color_title="Pareto front", show_label=False,
+                                         tooltip=["model", "source", "train_time_s", "DL_mean"],
+                                         label="quality vs compute", elem_id="rote-pareto")
+                roll = gr.LinePlot(init_rote[3], x="horizon", y="error", color="model",
+                                   title="Rollout error vs horizon (our runs)", x_title="horizon h (steps)",
+                                   y_title="cumulative error (mismatches / h)", color_title="architecture",
+                                   show_label=False, label="rollout error vs horizon", elem_id="rote-rollout")
                 rote_btn.click(rote_view, [n, c, track, source, device, table_kind],
                                [rote_table, dl_c, acc_c, roll, par, dlp], api_name="rote_board").then(
                     notice, None, board_notice, api_visibility="private")
@@ -194,8 +194,8 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
                 gr.Markdown("Cognitive radar over all 14 tasks: accuracy = 1 - score at each model's best "
                             "(centre = 0, outer rim = 1).")
                 with gr.Row():
-                    radar_small = gr.HTML(init_cog[1], label="radar (small)", elem_id="radar-small")
-                    radar_medium = gr.HTML(init_cog[2], label="radar (medium)", elem_id="radar-medium")
+                    radar_small = gr.HTML(init_cog[1], label="radar (small)", show_label=False, elem_id="radar-small")
+                    radar_medium = gr.HTML(init_cog[2], label="radar (medium)", show_label=False, elem_id="radar-medium")
                 cog_btn.click(cogscale_view, [lr, task, diff, budget, cog_source, radar_src, cells],
                               [cog_table, radar_small, radar_medium], api_name="cogscale_board").then(
                     notice, None, board_notice, api_visibility="private")
@@ -210,7 +210,7 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
                 llm_table = gr.Dataframe(value=init_llm[0], interactive=False,
                                          label="Per model and stratum (Wilson 95 % intervals; failed calls not scored)",
                                          elem_id="llm-table")
-                llm_plot = gr.HTML(init_llm[1], label="per stratum and model", elem_id="llm-bars")
+                llm_plot = gr.HTML(init_llm[1], label="per stratum and model", show_label=False, elem_id="llm-bars")
                 llm_btn.click(llm_view, [stratum, llm_model, llm_source, metric], [llm_table, llm_plot],
                               api_name="llm_board").then(notice, None, board_notice, api_visibility="private")
 

@@ -104,8 +104,9 @@ def _radar_tasks() -> tuple[str, ...]:
 
 RADAR_TASKS = _radar_tasks()
 """All 14 CogScale tasks (the registry's order, which keeps each category together)."""
-PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d", "#bab0ac",
-           "#eeca3b")
+PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d", "#1b9e77",
+           "#d62728", "#7570b3", "#8c564b", "#17becf", "#bcbd22", "#393b79", "#637939")
+"""Distinct colours, enough for every architecture of the zoo to have its own."""
 
 
 def series_colours(names) -> dict[str, str]:
@@ -145,8 +146,9 @@ def radar_svg(data, *, title: str, tasks: tuple[str, ...] = RADAR_TASKS, size: i
     0.25 steps, labelled), one closed polygon per architecture, a legend naming every one. A
     task without a run of a model is drawn at 0 and listed under the legend. Deterministic
     text; empty data gives a chart with a 'no runs' note."""
-    cx, cy = size / 2, size / 2 + 10
-    radius = size / 2 - 150
+    radius = size / 2 - 150  # room for the longest task name on either side
+    cx, cy = size / 2, 44 + radius * 1.08
+    legend_top = cy + radius * 1.08 + 24
     n = len(tasks)
 
     def point(i: int, r: float) -> tuple[float, float]:
@@ -154,7 +156,7 @@ def radar_svg(data, *, title: str, tasks: tuple[str, ...] = RADAR_TASKS, size: i
         return (cx + r * radius * math.cos(angle), cy + r * radius * math.sin(angle))
 
     models = sorted(set(data["model"])) if len(data) else []
-    height = size + 30 + 16 * max(1, len(models))
+    height = int(legend_top + 16 * max(1, len(models)) + 8)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="rote-radar" width="{size}" height="{height}" '
              f'viewBox="0 0 {size} {height}" font-family="sans-serif" font-size="11">',
              f'<text x="{size / 2}" y="16" text-anchor="middle" font-size="14" font-weight="bold">{html.escape(title)}</text>']
@@ -177,7 +179,7 @@ def radar_svg(data, *, title: str, tasks: tuple[str, ...] = RADAR_TASKS, size: i
         poly = " ".join(f"{x:.1f},{y:.1f}" for x, y in (point(i, float(acc.get(t, 0.0))) for i, t in enumerate(tasks)))
         parts.append(f'<polygon class="radar-model" points="{poly}" fill="{colour}" fill-opacity="0.12" '
                      f'stroke="{colour}" stroke-width="2"><title>{html.escape(model)}</title></polygon>')
-        ly = size + 20 + 16 * k
+        ly = legend_top + 16 * k
         missing = [t for t in tasks if t not in acc]
         note = f" (no runs: {len(missing)} of {n} tasks, drawn at 0)" if missing else ""
         parts.append(f'<rect x="20" y="{ly}" width="10" height="10" fill="{colour}"/>'
@@ -220,7 +222,8 @@ def llm_bars_svg(bars, *, metric: str, width: int = 1100, height: int = 300) -> 
     top = 5.0 if metric == "mean confidence" else 1.0
     left, right, plot_top, plot_h = 70, 20, 40, height - 90
     legend_rows = max(1, math.ceil(len(series) / 3))
-    total_h = height + 18 * legend_rows
+    legend_top = plot_top + plot_h + 52  # below the stratum names and the axis title
+    total_h = legend_top + 18 * legend_rows + 4
     colours = dict(zip(series, (PALETTE[i % len(PALETTE)] for i in range(len(series)))))
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="rote-bars" width="{width}" height="{total_h}" '
              f'viewBox="0 0 {width} {total_h}" font-family="sans-serif" font-size="11">',
@@ -255,7 +258,7 @@ def llm_bars_svg(bars, *, metric: str, width: int = 1100, height: int = 300) -> 
     parts.append(f'<text x="{left + (width - left - right) / 2}" y="{base + 38}" text-anchor="middle">MDL stratum</text>')
     col_w = (width - left) / 3
     for k, model in enumerate(series):
-        lx, ly = left + (k % 3) * col_w, height + 18 * (k // 3) - 10
+        lx, ly = left + (k % 3) * col_w, legend_top + 18 * (k // 3)
         parts.append(f'<rect x="{lx:.1f}" y="{ly}" width="10" height="10" fill="{colours[model]}"/>'
                      f'<text class="bars-legend" x="{lx + 16:.1f}" y="{ly + 9}">{html.escape(model)}</text>')
     if not series:

@@ -97,7 +97,7 @@ def test_llm_tab(page, shots):
     page.get_by_role("tab", name="OEIS-LLM").click()
     page.wait_for_selector('#llm-table [data-testid="cell-0-0"]')
     assert (cell(page, "llm-table", 0, 1), cell(page, "llm-table", 0, 2)) == ("tiny-llm", "clean")
-    plot_rendered(page, "llm-bars")
+    page.wait_for_selector("#llm-bars svg.rote-bars")
     shoot(page, shots, "oeis-llm")
 
 
@@ -122,5 +122,5 @@ def test_reload_shows_runs_stored_after_start(page, app, shots):
     page.reload()
     page.wait_for_function(
         "() => document.querySelector('#rote-table [data-testid=\"cell-2-2\"]')?.innerText.trim() === 'ZZNet'")
-    assert (cell(page, "rote-table", 2, 0), cell(page, "rote-table", 2, 9)) == ("ours", "0.5")
+    assert (cell(page, "rote-table", 2, 0), cell(page, "rote-table", 2, 10)) == ("ours", "0.5")  # source, DL_mean
     shoot(page, shots, "rote-after-reload")
