@@ -45,7 +45,9 @@ PLOT_NOTE = ("One colour per architecture: our points and the paper's (archived 
              "for its source. Main track unless the track filter picks another.")
 
 
-def _choices(values: list[str]) -> list[str]:
+def _choices(values) -> list[str]:
+    """Dropdown choices, ``all`` first. A page load refreshes them; the LLM model filter also
+    accepts models queried after the app started (the board checks the value against the rows)."""
     return [ALL, *values]
 
 
@@ -203,7 +205,7 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
             with gr.Tab("OEIS-LLM", id="llm"):
                 with gr.Row():
                     stratum = gr.Dropdown(_choices(ch["stratum"]), value=ALL, label="MDL stratum")
-                    llm_model = gr.Dropdown(_choices(ch["llm_model"]), value=ALL, label="model")
+                    llm_model = gr.Dropdown(_choices(ch["llm_model"]), value=ALL, allow_custom_value=True, label="model")
                     llm_source = gr.Dropdown(_choices(SOURCES), value=ALL, label="source")
                     metric = gr.Dropdown(list(LLM_PLOT_METRICS), value="accuracy", label="plotted metric")
                 llm_btn = gr.Button("Apply filters", variant="primary")

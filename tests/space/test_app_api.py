@@ -183,3 +183,88 @@ def test_llm_query_runs_the_evaluation_against_a_loopback_server(client, app):
         server.shutdown()
     stored = [f for f in (app.results / "runs").glob("*.parquet")]
     assert any("difference" in f.name for f in stored)
+
+
+# -- issue 12 items 1-4 and issue 14 item 12 through the running app ------------------------------------
+
+def test_api_outputs_have_names(client):
+    import re
+
+    api = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    for name in ("/rote_board", "/cogscale_board", "/llm_board", "/submit", "/llm_query"):
+        labels = [r["label"] for r in api[name]["returns"]] + [p["label"] for p in api[name]["parameters"]]
+        assert labels and not [x for x in labels if re.fullmatch(r"value_\d+", str(x))], (name, labels)
+    assert [r["label"] for r in api["/rote_board"]["returns"]][1:] == [
+        "DL vs LZW complexity", "accuracy vs LZW complexity", "rollout error vs horizon", "quality vs compute",
+        "DL vs parameters"]
+    assert [r["label"] for r in api["/llm_board"]["returns"]][1] == "per stratum and model"
+
+
+def _runs(app) -> list[str]:
+    return sorted(p.name for p in (app.results / "runs").iterdir())
+
+
+def test_a_submission_is_all_or_nothing_and_refused_in_one_line(client, app, tmp_path):
+    before = _runs(app)
+    good = {"run_id": "fine", "suite": "cogscale", "task": "simple_copy", "model": "Net", "config": "small",
+            "budget": "1k", "metrics": {"test_score": 0.2}}
+    cases = {
+        "keyerror.json": ([{"run_id": "x", "suite": "cogscale", "task": "t", "model": "M"}],
+                          "Rejected: row 0 ('x'): task must be one of the 14 CogScale tasks"),
+        "huge.json": ([good, {**good, "run_id": "huge", "param_count": 10**30}],
+                      "Rejected: row 1 ('huge'): param_count must be an integer in 0..1000000000000, got 1e+30"),
+        "nul.json": ([good, {**good, "run_id": "a\x00b"}], "Rejected: row 1: run_id must be a non-empty file-name-safe"),
+        "emoji.json": ([good, {**good, "run_id": "\U0001F600" * 200}],
+                       "Rejected: row 1: run_id must be a non-empty file-name-safe"),
+    }
+    for name, (records, message) in cases.items():
+        path = tmp_path / name
+        path.write_text(json.dumps(records))
+        answer = _upload(client, path)
+        assert answer.startswith(message), answer
+        assert "\n" not in answer and len(answer) < 600
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    assert _upload(client, deep) == ("Rejected: file is nested deeper than 12 levels (at character 12); rows are flat "
+                                     "objects with small JSON fields")
+    digits = tmp_path / "digits.json"
+    digits.write_text('[{"run_id": "d", "suite": "rote", "task": "n2-c10", "model": "M", "param_count": '
+                      + "9" * 5000 + "}]")
+    assert _upload(client, digits) == ("Rejected: field 'param_count': a number with 5000 characters; numbers must "
+                                       "fit in 64 bits (at most 40 characters)")
+    assert _runs(app) == before  # nothing of any of them was stored
+
+
+def test_llm_query_with_no_scored_reply_appends_no_row(client, app):
+    msg, _, metrics = client.predict("http://127.0.0.1:9/v1", "closed-port", "", 1, api_name="/llm_query")
+    assert "0 result rows appended as submitted (unverified) (none for clean, revising, wilderness, all: no reply " \
+           "was scored)" in msg
+    assert {r["n_scored"] for r in table(metrics)} == {0.0}
+    assert not [f for f in _runs(app) if "closed-port" in f]
+    assert "closed-port" not in {r["model"] for r in table(client.predict(ALL, ALL, ALL, "accuracy",
+                                                                          api_name="/llm_board"))}
+
+
+def test_llm_tab_rows_are_marked_as_the_visitors(client, app):
+    from rote_hf.results import ResultStore
+
+    visitors = [r for r in ResultStore(app.results).rows() if r.model == "difference"]
+    assert len(visitors) == 4  # the three strata and 'all', from the loopback test above
+    assert {(r.source, r.verified, r.run_id.startswith("submitted-")) for r in visitors} == {("submitted", False, True)}
+    assert {r.settings["submission"] for r in visitors} == {"llm-query tab"}
+    rows = table(client.predict(ALL, "difference", "submitted", "accuracy", api_name="/llm_board"))
+    assert len(rows) == 4 and {(r["source"], r["verified"]) for r in rows} == {("submitted", "unverified (submitted)")}
+    assert table(client.predict(ALL, ALL, "ours", "accuracy", api_name="/llm_board"))[0]["model"] == "tiny-llm"
+    assert "difference" not in {r["model"] for r in table(client.predict(ALL, ALL, "ours", "accuracy",
+                                                                         api_name="/llm_board"))}
+
+
+def test_a_malformed_stored_row_never_breaks_the_app(client, app):
+    from rote_hf.results import ResultRow, ResultStore
+
+    ResultStore(app.results).append(ResultRow(run_id="x", suite="cogscale", task="t", model="M"))  # the issue's row
+    rote_rows = table(rote(client))
+    cog_rows = table(client.predict("validation", ALL, ALL, ALL, ALL, "ours", "all", api_name="/cogscale_board"))
+    llm_rows = table(client.predict(ALL, ALL, ALL, "accuracy", api_name="/llm_board"))
+    assert rote_rows and cog_rows and llm_rows
+    assert "M" not in {r["model"] for r in cog_rows}
