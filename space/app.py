@@ -33,6 +33,7 @@ from rote_hf.leaderboard import (  # noqa: E402
 from rote_hf.leaderboard import plots  # noqa: E402
 from rote_hf.leaderboard.tables import RUNS, filter_rote, rote_frame  # noqa: E402
 from rote_hf.results.schema import SOURCES  # noqa: E402
+from rote_hf.zoo.display import DISPLAY_NAMES, display_name  # noqa: E402
 
 LLM_PLOT_METRICS = ("accuracy", "abstention", "confabulation", "mean confidence", "acc | recognised",
                     "acc | unrecognised")
@@ -55,7 +56,7 @@ def _notice(notices: list[str]) -> str:
     """The visible note about stored rows that no board shows (empty when there are none)."""
     if not notices:
         return ""
-    shown = "\n".join(f"- `{n[:300]}`" for n in notices[:5])
+    shown = "\n".join(f"- `{n if len(n) <= 160 else n[:157] + '...'}`" for n in notices[:5])
     more = f"\n- ... and {len(notices) - 5} more" if len(notices) > 5 else ""
     return (f"**{len(notices)} stored row(s) skipped**: they do not match their suite's schema, so no board "
             f"shows them (the files are kept).\n{shown}{more}")
@@ -121,6 +122,8 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
     init_cog = cogscale_view("validation", ALL, ALL, ALL, ALL, "ours", "ours")
     init_llm = llm_view(ALL, ALL, ALL, "accuracy")
     repo = os.environ.get(RESULTS_REPO_ENV)
+    # one colour per architecture in every plot (the plots take their domain from the data)
+    colours = plots.series_colours([*DISPLAY_NAMES.values(), *{display_name(m) for m in df0["model"]}])
 
     with gr.Blocks(title="rote-hf leaderboard") as demo:
         gr.Markdown(
@@ -146,19 +149,19 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
                 rote_table = gr.Dataframe(value=init_rote[0], interactive=False, elem_id="rote-table",
                                           label="ROTE: one line per model and track (DL: Damerau-Levenshtein distance "
                                                 "of the rollout, lower is better; exact_rate: share of exact rollouts)")
-                dl_c = gr.ScatterPlot(init_rote[1], x="c", y="DL", color="model", title="DL vs LZW complexity",
+                dl_c = gr.ScatterPlot(init_rote[1], x="c", y="DL", color="model", title="DL vs LZW complexity", color_map=colours,
                                       x_title="c (LZW complexity of the seed)",
                                       y_title="DL (normalised edit distance, mean)", color_title="architecture",
                                       tooltip=["model", "source", "c", "DL"], caption=PLOT_NOTE, show_label=False,
                                       label="DL vs LZW complexity", elem_id="rote-dl-c")
-                acc_c = gr.ScatterPlot(init_rote[2], x="c", y="accuracy", color="model",
+                acc_c = gr.ScatterPlot(init_rote[2], x="c", y="accuracy", color="model", color_map=colours,
                                        title="Next-symbol accuracy vs LZW complexity",
                                        x_title="c (LZW complexity of the seed)",
                                        y_title="next-symbol test accuracy (mean)", color_title="architecture",
                                        tooltip=["model", "source", "c", "accuracy"], caption=PLOT_NOTE, show_label=False,
                                        label="accuracy vs LZW complexity", elem_id="rote-acc-c")
                 with gr.Row():
-                    dlp = gr.ScatterPlot(init_rote[5], x="params", y="DL_mean", color="model", title="DL vs parameters",
+                    dlp = gr.ScatterPlot(init_rote[5], x="params", y="DL_mean", color="model", color_map=colours, title="DL vs parameters",
                                          x_title="trainable parameters", y_title="DL (mean)", color_title="architecture",
                                          tooltip=["model", "source", "params", "DL_mean"], show_label=False,
                                          label="DL vs parameters", elem_id="rote-params")
@@ -167,7 +170,7 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
                                          y_title="DL (mean)", color_title="Pareto front", show_label=False,
                                          tooltip=["model", "source", "train_time_s", "DL_mean"],
                                          label="quality vs compute", elem_id="rote-pareto")
-                roll = gr.LinePlot(init_rote[3], x="horizon", y="error", color="model",
+                roll = gr.LinePlot(init_rote[3], x="horizon", y="error", color="model", color_map=colours,
                                    title="Rollout error vs horizon (our runs)", x_title="horizon h (steps)",
                                    y_title="cumulative error (mismatches / h)", color_title="architecture",
                                    show_label=False, label="rollout error vs horizon", elem_id="rote-rollout")
@@ -250,8 +253,11 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
             df, notices = loaded()
             fresh = filter_choices(df)
             updates = [gr.update(choices=_choices(fresh[k])) for k in dropdowns]
-            return (*updates, _notice(notices), *rote_view(ALL, ALL, ALL, ALL, ALL, RUNS),
-                    cogscale_board(df), llm_board(df))
+            board, *figures = rote_view(ALL, ALL, ALL, ALL, ALL, RUNS)
+            # architectures stored since the start get their colour too
+            fresh_colours = plots.series_colours([*colours, *{display_name(m) for m in df["model"]}])
+            figures = [gr.update(value=f, color_map=fresh_colours) if k != 3 else f for k, f in enumerate(figures)]
+            return (*updates, _notice(notices), board, *figures, cogscale_board(df), llm_board(df))
 
         demo.load(refresh, None, [*dropdowns.values(), board_notice, rote_table, dl_c, acc_c,
                                   roll, par, dlp, cog_table, llm_table], api_visibility="private")

@@ -104,19 +104,22 @@ def _radar_tasks() -> tuple[str, ...]:
 
 RADAR_TASKS = _radar_tasks()
 """All 14 CogScale tasks (the registry's order, which keeps each category together)."""
-PALETTE = ("#4c78a8", "#f58518", "#54a24b", "#e45756", "#72b7b2", "#b279a2", "#ff9da6", "#9d755d", "#1b9e77",
-           "#d62728", "#7570b3", "#8c564b", "#17becf", "#bcbd22", "#393b79", "#637939")
-"""Distinct colours, enough for every architecture of the zoo to have its own."""
+ARCHITECTURE_COLOURS = {
+    "GRU": "#1f77b4", "LSTM": "#ff7f0e", "LinearAttention": "#2ca02c", "Transformer": "#d62728",
+    "Performer": "#9467bd", "ESN": "#8c564b", "Mamba": "#e377c2", "RWKV": "#7f7f7f", "minLSTM": "#bcbd22",
+    "minGRU": "#17becf", "TransformerEncDec": "#393b79", "xLSTM": "#637939",
+}
+"""One fixed colour per architecture of the zoo (display names), the same in every chart."""
+PALETTE = ("#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94", "#f7b6d2", "#dbdb8d", "#9edae5",
+           "#843c39", "#7b4173", "#5254a3")
+"""Colours for other series (a visitor's architecture, an LLM), in name order."""
 
 
 def series_colours(names) -> dict[str, str]:
-    """A stable colour per series name: the known architectures in display order first, so one
-    architecture keeps its colour in every chart."""
-    from rote_hf.zoo.display import DISPLAY_NAMES
-
-    known = sorted(set(DISPLAY_NAMES.values()), key=str.lower)
-    order = known + sorted({str(n) for n in names} - set(known), key=str.lower)
-    return {name: PALETTE[order.index(str(name)) % len(PALETTE)] for name in names}
+    """A colour per series name: an architecture's own (:data:`ARCHITECTURE_COLOURS`), other names
+    from :data:`PALETTE` in sorted order."""
+    others = sorted({str(n) for n in names} - set(ARCHITECTURE_COLOURS), key=str.lower)
+    return {str(n): ARCHITECTURE_COLOURS.get(str(n)) or PALETTE[others.index(str(n)) % len(PALETTE)] for n in names}
 
 
 def radar_data(df, *, difficulty: str, source: str = "ours", tasks: tuple[str, ...] = RADAR_TASKS):
@@ -164,7 +167,8 @@ def radar_svg(data, *, title: str, tasks: tuple[str, ...] = RADAR_TASKS, size: i
         ring = " ".join(f"{x:.1f},{y:.1f}" for x, y in (point(i, level) for i in range(n)))
         parts.append(f'<polygon points="{ring}" fill="none" stroke="#ccc"/>')
         lx, ly = point(0, level)
-        parts.append(f'<text x="{lx + 3:.1f}" y="{ly - 2:.1f}" font-size="9" fill="#888">{level:g}</text>')
+        if level < 1.0:  # the rim is 1 (said in the caption); its label would sit under the first task's
+            parts.append(f'<text x="{lx + 3:.1f}" y="{ly - 2:.1f}" font-size="9" fill="#888">{level:g}</text>')
     for i, task in enumerate(tasks):
         x, y = point(i, 1.0)
         lx, ly = point(i, 1.08)
@@ -224,7 +228,8 @@ def llm_bars_svg(bars, *, metric: str, width: int = 1100, height: int = 300) -> 
     legend_rows = max(1, math.ceil(len(series) / 3))
     legend_top = plot_top + plot_h + 52  # below the stratum names and the axis title
     total_h = legend_top + 18 * legend_rows + 4
-    colours = dict(zip(series, (PALETTE[i % len(PALETTE)] for i in range(len(series)))))
+    colours = dict(zip(series, ("#4c78a8", "#f58518", "#54a24b", "#e45756", *PALETTE)))
+    colours.update({m: PALETTE[i % len(PALETTE)] for i, m in enumerate(series) if m not in colours})
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="rote-bars" width="{width}" height="{total_h}" '
              f'viewBox="0 0 {width} {total_h}" font-family="sans-serif" font-size="11">',
              f'<text x="{width / 2}" y="18" text-anchor="middle" font-size="14" font-weight="bold">'
