@@ -30,8 +30,7 @@ def check_query(base_url: str, model: str, per_stratum: Any) -> int:
         raise ValueError(f"base URL must be an http(s) URL such as http://127.0.0.1:8000/v1, got {base_url!r}")
     if not str(model or "").strip():
         raise ValueError("model name must be a non-empty string")
-    from rote_hf.leaderboard.validate import MODEL_MAX, short
-    from rote_hf.leaderboard.validate import _MODEL as MODEL_FORM
+    from rote_hf.leaderboard.validate import MODEL_FORM, MODEL_MAX, short
 
     if len(str(model).strip()) > MODEL_MAX or not MODEL_FORM.fullmatch(str(model).strip()):
         raise ValueError(f"model name must be 1-{MODEL_MAX} characters of A-Z a-z 0-9 _ . : / + @ - (no spaces), "

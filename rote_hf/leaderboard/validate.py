@@ -35,7 +35,7 @@ JSON_ITEMS_MAX = 2_000
 INT64_MAX = 2**63 - 1
 
 _RUN_ID = re.compile(r"[A-Za-z0-9_.=+-]+")
-_MODEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/+@-]*")
+MODEL_FORM = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/+@-]*")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _CONTROL_EXCEPT_NEWLINE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _BUDGET = re.compile(r"\d{1,6}(\.\d{1,3})?[kM]")
@@ -247,7 +247,7 @@ def row_problem(row: Mapping[str, Any]) -> str | None:
     if problem or not row.get("task"):
         return problem or "task must be a non-empty string"
     model = row.get("model")
-    if not isinstance(model, str) or not model or len(model) > MODEL_MAX or not _MODEL.fullmatch(model):
+    if not isinstance(model, str) or not model or len(model) > MODEL_MAX or not MODEL_FORM.fullmatch(model):
         return f"model must be 1-{MODEL_MAX} characters of A-Z a-z 0-9 _ . : / + @ - (no spaces), got {short(model)}"
     for name in TEXT_FIELDS:
         value = row.get(name)
