@@ -24,53 +24,80 @@ os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
 
 import gradio as gr  # noqa: E402
 
-from llm_tab import PER_STRATUM_MAX, PER_STRATUM_MIN, run_llm_query  # noqa: E402
+import pandas as pd  # noqa: E402
+from llm_tab import METRIC_COLUMNS, PER_STRATUM_MAX, PER_STRATUM_MIN, RECORD_COLUMNS, run_llm_query  # noqa: E402
 from rote_hf.leaderboard import (  # noqa: E402
-    ALL, MAX_BYTES, RESULTS_REPO_ENV, SubmissionError, cogscale_board, filter_choices, llm_board, load_rows,
+    ALL, MAX_BYTES, RESULTS_REPO_ENV, SubmissionError, cogscale_board, filter_choices, llm_board, load_board_rows,
     parse_submission, rote_board, store_submission,
 )
 from rote_hf.leaderboard import plots  # noqa: E402
-from rote_hf.leaderboard.tables import filter_rote, rote_frame  # noqa: E402
+from rote_hf.leaderboard.tables import RUNS, filter_rote, rote_frame  # noqa: E402
+from rote_hf.results.schema import SOURCES  # noqa: E402
+from rote_hf.zoo.display import DISPLAY_NAMES, display_name  # noqa: E402
 
 LLM_PLOT_METRICS = ("accuracy", "abstention", "confabulation", "mean confidence", "acc | recognised",
                     "acc | unrecognised")
 SCHEMA_HELP = """Upload a `.json` (a list of row objects), `.jsonl` or `.parquet` file of result rows
 (the columns of `rote_hf.results.COLUMNS`; at least `run_id`, `suite`, `task`, `model`).
-At most {mb:.0f} MiB; no pickle. Rows are validated against the schema and stored **unverified**:
-the tables mark them `unverified (submitted)`."""
+At most {mb:.0f} MiB; no pickle. Every row is checked against its suite's schema before any is
+stored, and the file is stored whole or not at all. Rows are stored **unverified**, as
+`source = submitted`: the tables mark them `unverified (submitted)`."""
+PLOT_NOTE = ("One colour per architecture: our points and the paper's (archived fits) share it; hover a point "
+             "for its source. Main track unless the track filter picks another.")
 
 
-def _choices(values: list[str]) -> list[str]:
+def _choices(values) -> list[str]:
+    """Dropdown choices, ``all`` first. A page load refreshes them; the LLM model filter also
+    accepts models queried after the app started (the board checks the value against the rows)."""
     return [ALL, *values]
+
+
+def _notice(notices: list[str]) -> str:
+    """The visible note about stored rows that no board shows (empty when there are none)."""
+    if not notices:
+        return ""
+    shown = "\n".join(f"- `{n if len(n) <= 160 else n[:157] + '...'}`" for n in notices[:5])
+    more = f"\n- ... and {len(notices) - 5} more" if len(notices) > 5 else ""
+    return (f"**{len(notices)} stored row(s) skipped**: they do not match their suite's schema, so no board "
+            f"shows them (the files are kept).\n{shown}{more}")
 
 
 def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
     """The Blocks app over the results store at ``results`` (read on every request)."""
     results = str(results)
 
+    def loaded():
+        return load_board_rows(results)
+
     def rows():
-        return load_rows(results)
+        return loaded()[0]
 
-    def rote_view(n, c, track, source, device):
+    def rote_view(n, c, track, source, device, table=RUNS):
         df = rows()
-        board = rote_board(df, n=n, c=c, track=track, source=source, device=device)
+        board = rote_board(df, n=n, c=c, track=track, source=source, device=device, table=table)
         frame = filter_rote(rote_frame(df), n=n, c=c, track=track, source=source, device=device)
+        frame = plots.one_track(frame, track)
         curves = plots.complexity_curves(frame)
-        return (board, curves, curves, plots.rollout_error_curves(frame), plots.pareto(board),
-                plots.dl_vs_params(board))
+        lines = plots.one_track(board[board["table"] == RUNS], track)
+        return (board, curves, curves, plots.rollout_error_curves(frame), plots.pareto(lines),
+                plots.dl_vs_params(lines))
 
-    def cogscale_view(lr_selection, task, difficulty, budget, source, radar_source):
+    def cogscale_view(lr_selection, task, difficulty, budget, source, radar_source, cells="ours"):
         df = rows()
         board = cogscale_board(df, lr_selection=lr_selection, task=task, difficulty=difficulty, budget=budget,
-                               source=source)
+                               source=source, cells=cells)
         radars = [plots.radar_svg(plots.radar_data(df, difficulty=d, source=radar_source),
-                                  title=f"{d} ({'best overall, ours' if radar_source == 'ours' else 'best published mean'})")
+                                  title=f"{d}: accuracy = 1 - score at each model's best "
+                                        f"({'best overall, ours' if radar_source == 'ours' else 'best published mean'})")
                   for d in ("small", "medium")]
         return board, *radars
 
     def llm_view(stratum, model, source, metric):
         board = llm_board(rows(), stratum=stratum, model=model, source=source)
-        return board, plots.llm_bars(board, metric)
+        return board, plots.llm_bars_svg(plots.llm_bars(board, metric), metric=metric)
+
+    def notice():
+        return gr.update(value=_notice(loaded()[1]))
 
     def submit(path):
         if not path:
@@ -83,92 +110,114 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
                 new = parse_submission(fh.read(), os.path.basename(path))
             store_submission(new, results)
         except (SubmissionError, OSError) as exc:
-            return f"Rejected: {exc}"
+            return "Rejected: " + " ".join(str(exc).split())[:500]
         return f"Stored {len(new)} row(s) as unverified (submitted): {', '.join(r.run_id for r in new[:5])}"
 
     def llm_query(base_url, model, token, per_stratum):
         return run_llm_query(base_url, model, token, per_stratum, results)
 
-    df0 = rows()
+    df0, notices0 = loaded()
     ch = filter_choices(df0)
-    init_rote = rote_view(ALL, ALL, ALL, ALL, ALL)
-    init_cog = cogscale_view("validation", ALL, ALL, ALL, ALL, "ours")
+    init_rote = rote_view(ALL, ALL, ALL, ALL, ALL, RUNS)
+    init_cog = cogscale_view("validation", ALL, ALL, ALL, ALL, "ours", "ours")
     init_llm = llm_view(ALL, ALL, ALL, "accuracy")
     repo = os.environ.get(RESULTS_REPO_ENV)
+    # one colour per architecture in every plot (the plots take their domain from the data)
+    colours = plots.series_colours([*DISPLAY_NAMES.values(), *{display_name(m) for m in df0["model"]}])
 
     with gr.Blocks(title="rote-hf leaderboard") as demo:
         gr.Markdown(
-            "# rote-hf leaderboard\nOur runs beside the papers' published rows (`source = paper`). "
+            "# rote-hf leaderboard\nOur runs beside the papers' published rows (`source = paper`); visitors' "
+            "rows are `source = submitted`, unverified. "
             f"Results: `{results}`" + (f" + `{repo}`" if repo else "") + ". Every row shows its provenance "
             "(source, version, commit, dataset fingerprint, verified).")
+        board_notice = gr.Markdown(_notice(notices0), elem_id="board-notice")
         with gr.Tabs():
             with gr.Tab("ROTE", id="rote"):
                 with gr.Row():
                     n = gr.Dropdown(_choices(ch["n"]), value=ALL, label="n (symbols)")
                     c = gr.Dropdown(_choices(ch["c"]), value=ALL, label="c (LZW complexity)")
                     track = gr.Dropdown(_choices(ch["track"]), value=ALL, label="track")
-                    source = gr.Dropdown(_choices(ch["source"]), value=ALL, label="source")
+                    source = gr.Dropdown(_choices(SOURCES), value=ALL, label="source")
                     device = gr.Dropdown(_choices(ch["device"]), value=ALL, label="device")
+                    table_kind = gr.Dropdown([("per model and track (from the runs)", RUNS),
+                                              ("paper: summary_by_model", "summary_by_model"),
+                                              ("paper: Table 2 (main, c = 90)", "table2_main_c90"),
+                                              ("paper: Table 3 (matched size)", "table3_matched"),
+                                              ("everything", ALL)], value=RUNS, label="table")
                 rote_btn = gr.Button("Apply filters", variant="primary")
-                rote_table = gr.Dataframe(value=init_rote[0], interactive=False, label="ROTE per model and track",
-                                          elem_id="rote-table")
+                rote_table = gr.Dataframe(value=init_rote[0], interactive=False, elem_id="rote-table",
+                                          label="ROTE: one line per model and track (DL: Damerau-Levenshtein distance "
+                                                "of the rollout, lower is better; exact_rate: share of exact rollouts)")
+                dl_c = gr.ScatterPlot(init_rote[1], x="c", y="DL", color="model", title="DL vs LZW complexity", color_map=colours,
+                                      x_title="c (LZW complexity of the seed)",
+                                      y_title="DL (normalised edit distance, mean)", color_title="architecture",
+                                      tooltip=["model", "source", "c", "DL"], caption=PLOT_NOTE, show_label=False,
+                                      label="DL vs LZW complexity", elem_id="rote-dl-c")
+                acc_c = gr.ScatterPlot(init_rote[2], x="c", y="accuracy", color="model", color_map=colours,
+                                       title="Next-symbol accuracy vs LZW complexity",
+                                       x_title="c (LZW complexity of the seed)",
+                                       y_title="next-symbol test accuracy (mean)", color_title="architecture",
+                                       tooltip=["model", "source", "c", "accuracy"], caption=PLOT_NOTE, show_label=False,
+                                       label="accuracy vs LZW complexity", elem_id="rote-acc-c")
                 with gr.Row():
-                    dl_c = gr.ScatterPlot(init_rote[1], x="c", y="DL", color="model", title="DL vs LZW complexity",
-                                       x_title="c (LZW complexity)", y_title="DL (mean)", elem_id="rote-dl-c")
-                    acc_c = gr.ScatterPlot(init_rote[2], x="c", y="accuracy", color="model",
-                                        title="Accuracy vs LZW complexity", x_title="c (LZW complexity)",
-                                        y_title="next-symbol accuracy", elem_id="rote-acc-c")
-                with gr.Row():
-                    roll = gr.LinePlot(init_rote[3], x="horizon", y="error", color="model",
-                                       title="Rollout error vs horizon", x_title="horizon h (steps)",
-                                       y_title="cumulative error (mismatches / h)", elem_id="rote-rollout")
+                    dlp = gr.ScatterPlot(init_rote[5], x="params", y="DL_mean", color="model", color_map=colours, title="DL vs parameters",
+                                         x_title="trainable parameters", y_title="DL (mean)", color_title="architecture",
+                                         tooltip=["model", "source", "params", "DL_mean"], show_label=False,
+                                         label="DL vs parameters", elem_id="rote-params")
                     par = gr.ScatterPlot(init_rote[4], x="train_time_s", y="DL_mean", color="pareto_front",
                                          title="Quality vs compute (Pareto front)", x_title="train time (s, median)",
-                                         y_title="DL (mean)", tooltip=["model", "train_time_s", "DL_mean"],
-                                         elem_id="rote-pareto")
-                    dlp = gr.ScatterPlot(init_rote[5], x="params", y="DL_mean", color="model", title="DL vs parameters",
-                                         x_title="trainable parameters", y_title="DL (mean)", elem_id="rote-params")
-                rote_btn.click(rote_view, [n, c, track, source, device], [rote_table, dl_c, acc_c, roll, par, dlp],
-                               api_name="rote_board")
+                                         y_title="DL (mean)", color_title="Pareto front", show_label=False,
+                                         tooltip=["model", "source", "train_time_s", "DL_mean"],
+                                         label="quality vs compute", elem_id="rote-pareto")
+                roll = gr.LinePlot(init_rote[3], x="horizon", y="error", color="model", color_map=colours,
+                                   title="Rollout error vs horizon (our runs)", x_title="horizon h (steps)",
+                                   y_title="cumulative error (mismatches / h)", color_title="architecture",
+                                   show_label=False, label="rollout error vs horizon", elem_id="rote-rollout")
+                rote_btn.click(rote_view, [n, c, track, source, device, table_kind],
+                               [rote_table, dl_c, acc_c, roll, par, dlp], api_name="rote_board").then(
+                    notice, None, board_notice, api_visibility="private")
 
             with gr.Tab("CogScale", id="cogscale"):
                 with gr.Row():
                     lr = gr.Radio([("LR chosen on validation (paper's protocol)", "validation"),
                                    ("LR chosen on test (published-table variant)", "test")],
                                   value="validation", label="learning-rate selection for our runs")
+                    cells = gr.Radio([("cells we ran, ours beside the paper's", "ours"), ("every cell", "all")],
+                                     value="ours", label="cells shown")
                     radar_src = gr.Radio([("our runs: best overall", "ours"), ("paper: best published mean", "paper")],
                                          value="ours", label="radar")
                 with gr.Row():
                     task = gr.Dropdown(_choices(ch["task"]), value=ALL, label="task")
                     diff = gr.Dropdown(_choices(ch["difficulty"]), value=ALL, label="difficulty")
                     budget = gr.Dropdown(_choices(ch["budget"]), value=ALL, label="budget")
-                    cog_source = gr.Dropdown(_choices(ch["source"]), value=ALL, label="source")
+                    cog_source = gr.Dropdown(_choices(SOURCES), value=ALL, label="source")
                 cog_btn = gr.Button("Apply filters", variant="primary")
                 cog_table = gr.Dataframe(value=init_cog[0], interactive=False,
                                          label="CogScale task x difficulty x budget (mean ± std over seeds; lower is better)",
                                          elem_id="cogscale-table")
-                gr.Markdown("Cognitive radar: accuracy = 1 - score at each model's best (outer rim = perfect).")
+                gr.Markdown("Cognitive radar over all 14 tasks: accuracy = 1 - score at each model's best "
+                            "(centre = 0, outer rim = 1).")
                 with gr.Row():
-                    radar_small = gr.HTML(init_cog[1], elem_id="radar-small")
-                    radar_medium = gr.HTML(init_cog[2], elem_id="radar-medium")
-                cog_btn.click(cogscale_view, [lr, task, diff, budget, cog_source, radar_src],
-                              [cog_table, radar_small, radar_medium], api_name="cogscale_board")
+                    radar_small = gr.HTML(init_cog[1], label="radar (small)", show_label=False, elem_id="radar-small")
+                    radar_medium = gr.HTML(init_cog[2], label="radar (medium)", show_label=False, elem_id="radar-medium")
+                cog_btn.click(cogscale_view, [lr, task, diff, budget, cog_source, radar_src, cells],
+                              [cog_table, radar_small, radar_medium], api_name="cogscale_board").then(
+                    notice, None, board_notice, api_visibility="private")
 
             with gr.Tab("OEIS-LLM", id="llm"):
                 with gr.Row():
                     stratum = gr.Dropdown(_choices(ch["stratum"]), value=ALL, label="MDL stratum")
-                    llm_model = gr.Dropdown(_choices(ch["llm_model"]), value=ALL, label="model")
-                    llm_source = gr.Dropdown(_choices(ch["source"]), value=ALL, label="source")
+                    llm_model = gr.Dropdown(_choices(ch["llm_model"]), value=ALL, allow_custom_value=True, label="model")
+                    llm_source = gr.Dropdown(_choices(SOURCES), value=ALL, label="source")
                     metric = gr.Dropdown(list(LLM_PLOT_METRICS), value="accuracy", label="plotted metric")
                 llm_btn = gr.Button("Apply filters", variant="primary")
                 llm_table = gr.Dataframe(value=init_llm[0], interactive=False,
                                          label="Per model and stratum (Wilson 95 % intervals; failed calls not scored)",
                                          elem_id="llm-table")
-                llm_plot = gr.BarPlot(init_llm[1], x="bar", y="value", color="model", title="Per stratum and model",
-                                      x_title="stratum | model", y_title="value", elem_id="llm-bars",
-                                      x_label_angle=-30, sort=None)
+                llm_plot = gr.HTML(init_llm[1], label="per stratum and model", show_label=False, elem_id="llm-bars")
                 llm_btn.click(llm_view, [stratum, llm_model, llm_source, metric], [llm_table, llm_plot],
-                              api_name="llm_board")
+                              api_name="llm_board").then(notice, None, board_notice, api_visibility="private")
 
             with gr.Tab("Submit results", id="submit"):
                 gr.Markdown(SCHEMA_HELP.format(mb=MAX_BYTES / 2**20))
@@ -179,7 +228,9 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
 
             with gr.Tab("LLM query", id="llm-query"):
                 gr.Markdown("Run the MDL-stratified LLM audit against your own OpenAI-compatible endpoint. "
-                            "The token is sent to that endpoint only; it is never stored or logged.")
+                            "The token is sent to that endpoint only; it is never stored or logged. The rows it "
+                            "creates are stored as yours (`source = submitted`, unverified); a stratum in which "
+                            "no reply was scored stores none.")
                 with gr.Row():
                     base_url = gr.Textbox(label="base URL", placeholder="http://127.0.0.1:8000/v1")
                     model_name = gr.Textbox(label="model name")
@@ -188,23 +239,28 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
                                             label="sequences per stratum")
                 query_btn = gr.Button("Run", variant="primary")
                 query_status = gr.Textbox(label="status", interactive=False, elem_id="query-status")
-                query_records = gr.Dataframe(interactive=False, label="parsed replies")
-                query_metrics = gr.Dataframe(interactive=False, label="metrics per stratum")
+                query_records = gr.Dataframe(pd.DataFrame(columns=RECORD_COLUMNS), interactive=False,
+                                             label="parsed replies", elem_id="query-records")
+                query_metrics = gr.Dataframe(pd.DataFrame(columns=METRIC_COLUMNS), interactive=False,
+                                             label="metrics per stratum", elem_id="query-metrics")
                 query_btn.click(llm_query, [base_url, model_name, token, per_stratum],
                                 [query_status, query_records, query_metrics], api_name="llm_query")
         # a page (re)load shows runs stored since the app started: fresh filter choices and tables
-        dropdowns = {"n": n, "c": c, "track": track, "source": source, "device": device, "task": task,
+        dropdowns = {"n": n, "c": c, "track": track, "device": device, "task": task,
                      "difficulty": diff, "budget": budget, "stratum": stratum, "llm_model": llm_model}
 
         def refresh():
-            df = rows()
+            df, notices = loaded()
             fresh = filter_choices(df)
             updates = [gr.update(choices=_choices(fresh[k])) for k in dropdowns]
-            updates += [gr.update(choices=_choices(fresh["source"]))] * 2
-            return (*updates, *rote_view(ALL, ALL, ALL, ALL, ALL), cogscale_board(df), llm_board(df))
+            board, *figures = rote_view(ALL, ALL, ALL, ALL, ALL, RUNS)
+            # architectures stored since the start get their colour too
+            fresh_colours = plots.series_colours([*colours, *{display_name(m) for m in df["model"]}])
+            figures = [gr.update(value=f, color_map=fresh_colours) if k != 3 else f for k, f in enumerate(figures)]
+            return (*updates, _notice(notices), board, *figures, cogscale_board(df), llm_board(df))
 
-        demo.load(refresh, None, [*dropdowns.values(), cog_source, llm_source, rote_table, dl_c, acc_c, roll, par, dlp,
-                                  cog_table, llm_table], api_visibility="private")
+        demo.load(refresh, None, [*dropdowns.values(), board_notice, rote_table, dl_c, acc_c,
+                                  roll, par, dlp, cog_table, llm_table], api_visibility="private")
     return demo
 
 

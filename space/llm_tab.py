@@ -7,6 +7,7 @@ nowhere else: it is not stored, not logged, not echoed, and scrubbed from error 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
@@ -16,6 +17,10 @@ PER_STRATUM_MAX = 20
 
 RECORD_COLUMNS = ["stratum", "a_number", "prompt", "reply", "next_three", "formula", "confidence", "recognized",
                   "status", "exact"]
+METRIC_COLUMNS = ["stratum", "n_rows", "n_scored", "n_failed", "accuracy", "abstention_rate", "confabulation_rate",
+                  "recognition_rate", "mean_confidence"]
+"""The first columns of the metrics table (the others of rote_hf.metrics.confabulation follow)."""
+ORIGIN = "llm-query tab"
 
 
 def check_query(base_url: str, model: str, per_stratum: Any) -> int:
@@ -25,6 +30,11 @@ def check_query(base_url: str, model: str, per_stratum: Any) -> int:
         raise ValueError(f"base URL must be an http(s) URL such as http://127.0.0.1:8000/v1, got {base_url!r}")
     if not str(model or "").strip():
         raise ValueError("model name must be a non-empty string")
+    from rote_hf.leaderboard.validate import MODEL_FORM, MODEL_MAX, short
+
+    if len(str(model).strip()) > MODEL_MAX or not MODEL_FORM.fullmatch(str(model).strip()):
+        raise ValueError(f"model name must be 1-{MODEL_MAX} characters of A-Z a-z 0-9 _ . : / + @ - (no spaces), "
+                         f"got {short(str(model))}")
     try:
         count = int(per_stratum)
     except (TypeError, ValueError):
@@ -56,13 +66,16 @@ def run_llm_query(base_url: str, model: str, token: str, per_stratum: Any, resul
 
     ``records``: one line per queried sequence (prompt, raw reply, parsed fields, exact);
     ``metrics``: one line per stratum (:func:`rote_hf.llm.summarize`). Raw replies are cached and
-    result rows appended under ``results`` by :func:`rote_hf.llm.evaluate_llm`.
+    result rows appended under ``results``: rows created here are a visitor's, so they are stored
+    as ``source="submitted"``, unverified, with run ids prefixed ``submitted-``
+    (:func:`rote_hf.leaderboard.submission.as_submitted`); a stratum in which no reply was scored
+    stores no row (nothing to rank).
     """
     import os
 
     import pandas as pd
 
-    empty = pd.DataFrame(columns=RECORD_COLUMNS), pd.DataFrame(columns=["stratum"])
+    empty = pd.DataFrame(columns=RECORD_COLUMNS), pd.DataFrame(columns=METRIC_COLUMNS)
     try:
         count = check_query(base_url, model, per_stratum)
     except ValueError as exc:
@@ -73,7 +86,9 @@ def run_llm_query(base_url: str, model: str, token: str, per_stratum: Any, resul
     try:
         responder = make_responder("openai", base_url=base_url.strip(), model=model.strip(), api_key=token or None)
         items = first_per_stratum(items_from_rows(load_sample_rows(os.environ.get(SAMPLE_ENV, DEFAULT_SAMPLE))), count)
-        report = evaluate_llm(items, responder, results=results)
+        root = Path(results)
+        # rows are stored below as the visitor's (submitted), not by the runner as ours
+        report = evaluate_llm(items, responder, results=None, cache_dir=root / "llm_cache", log_dir=root / "llm_logs")
     except Exception as exc:  # noqa: BLE001 -- any endpoint or sample failure becomes a message, never a trace
         text = f"{type(exc).__name__}: {exc}".splitlines()[0]
         if token:
@@ -82,9 +97,43 @@ def run_llm_query(base_url: str, model: str, token: str, per_stratum: Any, resul
     records = pd.DataFrame([_record(r, f) for r, f in zip(report.records, per_row_flags(report.records))],
                            columns=RECORD_COLUMNS)
     table = pd.DataFrame([{"stratum": s, **m} for s, m in report.summary.items()])
+    table = table[[c for c in METRIC_COLUMNS if c in table] + [c for c in table if c not in METRIC_COLUMNS]]
+    stored, kept, unscored = store_visitor_rows(report.rows, results)
     failed = [r.parsed for r in report.records if r.parsed.status != "ok"]
     note = f" {len(failed)} replies failed ({failed[0].status}: {failed[0].error})." if failed else ""
     if token:
         note = note.replace(token, "***")
     return (f"Queried {len(records)} sequences ({count} per stratum) from {model.strip()}: {report.n_asked} asked, "
-            f"{report.n_cached} from the cache; {len(report.appended)} result rows appended.{note}"), records, table
+            f"{report.n_cached} from the cache; {len(stored)} result rows appended as submitted (unverified)"
+            f"{_unstored(kept, unscored)}.{note}"), records, table
+
+
+def _unstored(kept: list[str], unscored: list[str]) -> str:
+    parts = ([f"{len(kept)} already stored"] if kept else []) + (
+        [f"none for {', '.join(unscored)}: no reply was scored"] if unscored else [])
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def store_visitor_rows(rows: list, results: str) -> tuple[list[str], list[str], list[str]]:
+    """Store the runner's rows as the visitor's: ``(stored ids, ids already stored, strata not
+    stored because no reply was scored)``. A failed row (calls that never came back) is replaced
+    by a later run; an ``ok`` row of the same id is kept."""
+    from rote_hf.leaderboard.submission import as_submitted
+    from rote_hf.leaderboard.validate import check_row
+    from rote_hf.results import ResultStore
+
+    store = ResultStore(results)
+    done = store.finished_ids(include_failed=False)
+    stored, kept, unscored = [], [], []
+    for row in rows:
+        if not (row.metrics.get("n_scored") or 0) > 0:
+            unscored.append(row.task)
+            continue
+        row = as_submitted(row, ORIGIN)
+        check_row(row.__dict__)
+        if row.run_id in done:
+            kept.append(row.run_id)
+        else:
+            store.append(row)
+            stored.append(row.run_id)
+    return stored, kept, unscored

@@ -6,15 +6,16 @@ without a server; ``space/app.py`` only wires these functions to Gradio componen
 - :mod:`rote_hf.leaderboard.tables`: the ROTE, CogScale and OEIS-LLM boards with their filters
   and provenance columns.
 - :mod:`rote_hf.leaderboard.plots`: the data behind every plot (and the radar chart as SVG).
-- :mod:`rote_hf.leaderboard.submission`: validation and storage of uploaded result files.
+- :mod:`rote_hf.leaderboard.validate`: the full row schema every shown or submitted row meets.
+- :mod:`rote_hf.leaderboard.submission`: validation and all-or-nothing storage of uploaded result files.
 - :mod:`rote_hf.leaderboard.source`: where the rows come from (local store, hub results repo).
 """
 
-from rote_hf.leaderboard.source import RESULTS_REPO_ENV, load_rows
+from rote_hf.leaderboard.source import RESULTS_REPO_ENV, load_board_rows, load_rows
 from rote_hf.leaderboard.submission import MAX_BYTES, MAX_ROWS, SubmissionError, parse_submission, store_submission
 from rote_hf.leaderboard.tables import ALL, cogscale_board, filter_choices, llm_board, rote_board, rote_frame
 
 __all__ = [
     "ALL", "MAX_BYTES", "MAX_ROWS", "RESULTS_REPO_ENV", "SubmissionError", "cogscale_board", "filter_choices",
-    "llm_board", "load_rows", "parse_submission", "rote_board", "rote_frame", "store_submission",
+    "llm_board", "load_board_rows", "load_rows", "parse_submission", "rote_board", "rote_frame", "store_submission",
 ]

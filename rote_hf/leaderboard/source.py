@@ -7,7 +7,10 @@
   (``org/results``, fetched once with ``huggingface_hub.snapshot_download``) or as a local
   folder (e.g. the mirror's ``rote/results``).
 
-Rows with the same run id are kept once (local store first).
+Rows with the same run id are kept once (local store first). Every row read from a store or a
+repo must meet the row schema (:mod:`rote_hf.leaderboard.validate`); one that does not (or a
+file that cannot be read, or a row claiming ``source="paper"``, which only the shipped published
+rows may) is skipped and named in a notice (:func:`load_board_rows`), never raised.
 """
 
 from __future__ import annotations
@@ -37,32 +40,102 @@ def repo_folder(repo: str) -> Path:
 
 def read_repo_table(folder: str | os.PathLike):
     """All rows under ``folder/data/ours/*.parquet`` as one Arrow table with the row schema."""
+    table, notices = _read_files(sorted((Path(folder) / "data" / RESULTS_CONFIG).glob("*.parquet")))
+    if notices:
+        raise ValueError(f"results repo {folder}: {notices[0]}")
+    return table
+
+
+def _read_files(files: list[Path]):
+    """Parquet files -> (one Arrow table with the row schema, notices for files that could not be
+    read with it)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from rote_hf.results.schema import COLUMNS, arrow_schema
 
     schema = arrow_schema()
-    files = sorted((Path(folder) / "data" / RESULTS_CONFIG).glob("*.parquet"))
-    tables = [pq.read_table(f).select(list(COLUMNS)).cast(schema) for f in files]
-    return pa.concat_tables(tables) if tables else schema.empty_table()
+    tables, notices = [], []
+    for f in files:
+        try:
+            tables.append(pq.read_table(f).select(list(COLUMNS)).cast(schema))
+        except Exception as exc:  # noqa: BLE001 -- one bad file must not hide the others
+            notices.append(f"{f.name}: file could not be read with the row schema ({type(exc).__name__})")
+    return (pa.concat_tables(tables) if tables else schema.empty_table()), notices
+
+
+def _store_files(results: str | os.PathLike) -> list[Path]:
+    from rote_hf.results import ResultStore
+
+    runs = ResultStore(results).runs_dir
+    return sorted(p for p in runs.glob("*.parquet") if not p.name.startswith(".")) if runs.is_dir() else []
+
+
+def _decode_rows(frame):
+    """JSON columns decoded to dicts; a row whose JSON does not decode is dropped with a notice."""
+    import json
+
+    from rote_hf.results.schema import JSON_COLUMNS
+
+    keep, notices = [], []
+    decoded = {name: [] for name in JSON_COLUMNS}
+    for i in range(len(frame)):
+        try:
+            values = {name: (json.loads(v) if isinstance(v, str) and v else {})
+                      for name, v in ((n, frame[n].iloc[i]) for n in JSON_COLUMNS)}
+        except (ValueError, RecursionError) as exc:
+            notices.append(f"{frame['run_id'].iloc[i]!r}: a JSON column does not decode ({type(exc).__name__})")
+            keep.append(False)
+            continue
+        keep.append(True)
+        for name, value in values.items():
+            decoded[name].append(value)
+    frame = frame[keep].reset_index(drop=True).copy()
+    for name, values in decoded.items():
+        frame[name] = values
+    return frame, notices
+
+
+def load_board_rows(results: str | os.PathLike | None = "results", *, repo: str | None = None):
+    """Published rows + the local store + (``repo`` or ``$ROTE_RESULTS_REPO``) as one DataFrame
+    (JSON columns decoded), deduplicated on ``run_id``, with the notices of what was skipped:
+    ``(frame, ["<file or run id>: <why>", ...])``."""
+    import pandas as pd
+
+    from rote_hf.leaderboard.validate import short, valid_rows
+    from rote_hf.results import load
+
+    repo = repo if repo is not None else os.environ.get(RESULTS_REPO_ENV) or None
+    notices: list[str] = []
+    stored = []
+    if results is not None and Path(results).is_dir():
+        table, bad = _read_files(_store_files(results))
+        stored.append(table.to_pandas())
+        notices += bad
+    if repo:
+        table, bad = _read_files(sorted((repo_folder(repo) / "data" / RESULTS_CONFIG).glob("*.parquet")))
+        stored.append(table.to_pandas())
+        notices += bad
+    paper = load(None, include_paper=True, decode_json=False)
+    if stored:
+        ours = pd.concat(stored, ignore_index=True)
+        ours, bad = _decode_rows(ours)
+        notices += bad
+        ours, bad = valid_rows(ours)
+        notices += bad
+        claimed = (ours["source"] == "paper") | ours["run_id"].isin(set(paper["run_id"]))
+        notices += [f"{short(rid, 60)}: source 'paper' and paper run ids belong to the published rows shipped with "
+                    "the package" for rid in ours.loc[claimed, "run_id"]]
+        ours = ours[~claimed].drop_duplicates(subset="run_id", keep="first")
+    else:
+        ours = paper.iloc[0:0]
+    from rote_hf.results.store import _decode
+
+    paper = _decode(paper)
+    frame = pd.concat([f for f in (ours, paper) if len(f)] or [paper], ignore_index=True)
+    return frame.reset_index(drop=True), notices
 
 
 def load_rows(results: str | os.PathLike | None = "results", *, repo: str | None = None):
-    """Published rows + the local store + (``repo`` or ``$ROTE_RESULTS_REPO``) as one DataFrame
-    (JSON columns decoded), deduplicated on ``run_id``."""
-    import pandas as pd
-
-    from rote_hf.results import load
-    from rote_hf.results.schema import decode_json_columns
-
-    repo = repo if repo is not None else os.environ.get(RESULTS_REPO_ENV) or None
-    frames = []
-    if results is not None and Path(results).is_dir():
-        frames.append(load(results, include_paper=False, decode_json=False))
-    if repo:
-        frames.append(read_repo_table(repo_folder(repo)).to_pandas())
-    frames.append(load(None, include_paper=True, decode_json=False))
-    frame = pd.concat([f for f in frames if len(f)] or frames[-1:], ignore_index=True)
-    frame = frame.drop_duplicates(subset="run_id", keep="first").reset_index(drop=True)
-    return decode_json_columns(frame)
+    """The rows of :func:`load_board_rows` without the notices."""
+    return load_board_rows(results, repo=repo)[0]

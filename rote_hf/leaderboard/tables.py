@@ -1,10 +1,13 @@
 """The three leaderboard tables: ROTE, CogScale and OEIS-LLM, each with filters and provenance.
 
-Input everywhere: the DataFrame of :func:`rote_hf.results.load` (``include_paper=True``, JSON
-columns decoded to dicts). Our runs are aggregated over seeds and runs; published rows
-(``source="paper"``) are already aggregates (one table cell each) and are shown as they are,
-beside ours. Every output row carries its provenance: ``source``, ``version``, ``commit``,
-``fingerprint`` and ``verified`` (``verified``, ``unverified`` or ``unverified (submitted)``).
+Input everywhere: the DataFrame of :func:`rote_hf.leaderboard.load_rows` (published rows and
+stored rows that meet the row schema, JSON columns decoded to dicts). Our runs are aggregated
+over seeds and runs; published aggregates (``source="paper"``, one table cell each) are shown as
+they are, beside ours. Every architecture appears under its one display name
+(:func:`rote_hf.zoo.display.display_name`) with what distinguishes a model within it (registry
+variant, preset or width) in the ``variant`` column. Every output row carries its provenance:
+``source`` (``ours``, ``paper`` or ``submitted``), ``version``, ``commit``, ``fingerprint`` and
+``verified`` (``verified``, ``unverified`` or ``unverified (submitted)``).
 
 A filter value of :data:`ALL` keeps everything; other values are compared as strings, because
 the Gradio dropdowns hand strings back.
@@ -15,7 +18,16 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable
 
+from rote_hf.zoo.display import display_name, variant
+
 ALL = "all"
+RUNS = "runs"
+"""The ROTE board's default table kind: one line per model and track, aggregated from the runs."""
+ROTE_TABLES = (RUNS, "summary_by_model", "table2_main_c90", "table3_matched")
+SOURCE_ORDER = {"ours": 0, "submitted": 1, "paper": 2}
+COG_VIEWS = ("ours", "all")
+"""CogScale cell views: ``ours`` = the cells (task, difficulty, budget) we ran, each with the
+paper's rows beside ours (all cells when we ran none); ``all`` = every cell."""
 
 ROTE_SUITES = ("rote", "rote_matched")
 PROVENANCE_COLUMNS = ("source", "version", "commit", "fingerprint", "verified")
@@ -34,7 +46,7 @@ def verified_mark(verified: Any, settings: Any) -> str:
     """The ``verified`` column: ``verified``, ``unverified (submitted)`` or ``unverified``."""
     if bool(verified) and verified is not None and not _nan(verified):
         return "verified"
-    if isinstance(settings, dict) and "submission" in settings:
+    if settings == "submitted" or (isinstance(settings, dict) and "submission" in settings):
         return "unverified (submitted)"
     return "unverified"
 
@@ -63,7 +75,10 @@ def _provenance(group) -> dict[str, str]:
 
 def _with_marks(df):
     df = df.copy()
-    df["verified_mark"] = [verified_mark(v, s) for v, s in zip(df["verified"], df["settings"])]
+    df["verified_mark"] = [verified_mark(v, "submitted" if src == "submitted" else s)
+                           for v, s, src in zip(df["verified"], df["settings"], df["source"])]
+    df["display_model"] = [display_name(m) for m in df["model"]]
+    df["variant"] = [variant(m, c) for m, c in zip(df["model"], df["model_config"])]
     return df
 
 
@@ -95,7 +110,7 @@ def _paper_scope(config: str) -> tuple[str, str]:
 def rote_frame(df):
     """One line per ROTE row (ours and paper) with the columns the board and plots need.
 
-    Columns: ``track`` (suite), ``model``, ``table`` (paper table or ``runs``), ``n``, ``c``
+    Columns: ``run_id``, ``track`` (suite), ``model`` (display name), ``variant``, ``table`` (paper table or ``runs``), ``n``, ``c``
     (strings; a published aggregate over several values has ``all`` or ``4,8``), ``status``,
     ``DL``, ``accuracy`` (next-symbol test accuracy), ``exact`` (1 = exact rollout),
     ``test_loss``, ``params``, ``train_time_s``, ``time_per_epoch_s``, ``peak_cuda_mb``,
@@ -120,7 +135,8 @@ def rote_frame(df):
             dl, acc, exact, loss = m.get("DL"), m.get("test_accuracy"), m.get("exact"), m.get("test_loss")
         outputs = rec["outputs"] if isinstance(rec["outputs"], dict) else {}
         out.append({
-            "track": rec["suite"], "model": rec["model"], "table": rec["config"] if cell else "runs", "n": n, "c": c,
+            "run_id": rec["run_id"], "track": rec["suite"], "model": rec["display_model"], "variant": rec["variant"],
+            "table": rec["config"] if cell else RUNS, "n": n, "c": c,
             "status": rec["status"], "DL": _num(dl), "accuracy": _num(acc), "exact": _num(exact), "test_loss": _num(loss),
             "params": _num(rec["param_count"]), "train_time_s": _num(rec["train_time_s"]),
             "time_per_epoch_s": _num(rec["time_per_epoch_s"]), "peak_cuda_mb": _num(rec["peak_cuda_mb"]),
@@ -129,7 +145,7 @@ def rote_frame(df):
             "source": rec["source"], "package_version": rec["package_version"], "git_commit": rec["git_commit"],
             "dataset_fingerprint": rec["dataset_fingerprint"], "verified_mark": rec["verified_mark"],
         })
-    columns = ["track", "model", "table", "n", "c", "status", "DL", "accuracy", "exact", "test_loss", "params",
+    columns = ["run_id", "track", "model", "variant", "table", "n", "c", "status", "DL", "accuracy", "exact", "test_loss", "params",
                "train_time_s", "time_per_epoch_s", "peak_cuda_mb", "peak_cpu_mb", "device", "forecast", "target",
                "source", "package_version", "git_commit", "dataset_fingerprint", "verified_mark"]
     return pd.DataFrame(out, columns=columns)
@@ -161,41 +177,32 @@ def filter_rote(frame, *, n: str = ALL, c: str = ALL, track: str = ALL, source: 
     return frame[keep].reset_index(drop=True)
 
 
-def rote_board(df, *, n: str = ALL, c: str = ALL, track: str = ALL, source: str = ALL, device: str = ALL):
-    """The ROTE table: one line per (source, track, model, device, verified) of single fits (ours and
-    the published per-fit rows) and one per published aggregate cell. Columns: identity, ``runs``/``failed``, ``exact_rate``, ``DL_mean``, ``DL@c<c>``
-    for each complexity present, ``test_loss``, ``test_accuracy``, ``params``, ``train_time_s``,
-    ``time_per_epoch_s`` (medians for our runs), ``peak_cuda_mb``, ``peak_cpu_mb``, provenance."""
+def rote_board(df, *, n: str = ALL, c: str = ALL, track: str = ALL, source: str = ALL, device: str = ALL,
+               table: str = RUNS):
+    """The ROTE table. ``table="runs"`` (default): one line per (source, track, model, variant,
+    device, verified) aggregated from the single fits (ours and the paper's archived fits) by
+    :func:`rote_hf.results.aggregate.rote_summary`; a published table's name
+    (``summary_by_model``, ``table2_main_c90``, ``table3_matched``) shows its cells as published;
+    ``"all"`` shows both. Columns: identity, ``runs``/``failed``, ``exact_rate``, ``DL_mean``,
+    ``DL@c<c>`` for each complexity present, ``test_loss``, ``test_accuracy``, ``params``,
+    ``train_time_s``, ``time_per_epoch_s`` (medians), ``peak_cuda_mb``, ``peak_cpu_mb``, provenance."""
     import pandas as pd
-
-    from rote_hf.results.aggregate import rote_stats
 
     frame = rote_frame(df)
     choices = filter_choices(df)
-    for name, value in (("n", n), ("c", c), ("track", track), ("source", source), ("device", device)):
+    choices["source"] = _sources(choices["source"])
+    for name, value in (("n", n), ("c", c), ("track", track), ("source", source), ("device", device),
+                        ("table", table)):
         _check_choice(name, value, choices[name])
     frame = filter_rote(frame, n=n, c=c, track=track, source=source, device=device)
+    if table not in (None, "", ALL):
+        frame = frame[frame["table"] == table]
     cs = sorted({v for v in frame["c"] if v not in (ALL, "")}, key=lambda v: (len(v), v))
-    out = []
-    fits = frame[frame["table"] == "runs"]  # ours and the published per-fit rows, aggregated alike
-    for key, g in fits.groupby(["track", "model", "device", "verified_mark", "source"], sort=True):
-        ok = g[g["status"] == "ok"]
-        # the one ROTE aggregation (also behind `rote-hf results --view rote`)
-        st = rote_stats(ok.rename(columns={"accuracy": "test_accuracy", "params": "param_count"}))
-        rec = {"track": key[0], "model": key[1], "table": "runs", "n": _join(g["n"], limit=8),
-               "c": _join(g["c"], limit=8), "runs": len(ok), "failed": int((g["status"] != "ok").sum()),
-               "exact_rate": st["exact_rate"], "DL_mean": st["DL_mean"]}
-        for cv in cs:
-            rec[f"DL@c{cv}"] = ok.loc[ok["c"] == cv, "DL"].mean()
-        rec.update({"test_loss": st["test_loss_mean"], "test_accuracy": st["test_accuracy_mean"],
-                    "params": st["params"], "train_time_s": st["train_time_median_s"],
-                    "time_per_epoch_s": st["time_per_epoch_median_s"], "peak_cuda_mb": st["peak_cuda_mb_median"],
-                    "peak_cpu_mb": st["peak_cpu_mb_median"], "device": key[2]})
-        rec.update(_provenance(g))
-        out.append(rec)
-    for r in frame[frame["table"] != "runs"].to_dict("records"):
-        rec = {"track": r["track"], "model": r["model"], "table": r["table"], "n": r["n"], "c": r["c"],
-               "runs": math.nan, "failed": 0, "exact_rate": r["exact"], "DL_mean": r["DL"]}
+    fits = frame[frame["table"] == RUNS]
+    out = _rote_fit_lines(df, fits, cs)
+    for r in frame[frame["table"] != RUNS].to_dict("records"):
+        rec = {"track": r["track"], "model": r["model"], "variant": r["variant"], "table": r["table"], "n": r["n"],
+               "c": r["c"], "runs": math.nan, "failed": 0, "exact_rate": r["exact"], "DL_mean": r["DL"]}
         for cv in cs:
             rec[f"DL@c{cv}"] = r["DL"] if r["c"] == cv else math.nan
         rec.update({"test_loss": r["test_loss"], "test_accuracy": r["accuracy"], "params": r["params"],
@@ -203,14 +210,55 @@ def rote_board(df, *, n: str = ALL, c: str = ALL, track: str = ALL, source: str 
                     "peak_cuda_mb": r["peak_cuda_mb"], "peak_cpu_mb": r["peak_cpu_mb"], "device": r["device"]})
         rec.update({"source": "paper", "version": "", "commit": "", "fingerprint": "", "verified": r["verified_mark"]})
         out.append(rec)
-    columns = ["source", "track", "model", "table", "n", "c", "runs", "failed", "exact_rate", "DL_mean",
-               *[f"DL@c{cv}" for cv in cs], "test_loss", "test_accuracy", "params", "train_time_s",
-               "time_per_epoch_s", "peak_cuda_mb", "peak_cpu_mb", "device", "version", "commit", "fingerprint",
-               "verified"]
-    board = pd.DataFrame(out, columns=columns)
+    board = pd.DataFrame(out, columns=rote_columns(cs))
     if len(board):
-        board = board.sort_values(["track", "source", "DL_mean", "model"], na_position="last", kind="stable")
+        board = board.assign(_s=[SOURCE_ORDER.get(v, 9) for v in board["source"]]).sort_values(
+            ["track", "_s", "DL_mean", "model"], na_position="last", kind="stable").drop(columns="_s")
     return board.reset_index(drop=True).round(DIGITS)
+
+
+def rote_columns(cs: Iterable[str] = ()) -> list[str]:
+    """The ROTE board's columns (``cs``: the complexities with a ``DL@c`` column)."""
+    return ["source", "track", "model", "variant", "table", "n", "c", "runs", "failed", "exact_rate", "DL_mean",
+            *[f"DL@c{cv}" for cv in cs], "test_loss", "test_accuracy", "params", "train_time_s",
+            "time_per_epoch_s", "peak_cuda_mb", "peak_cpu_mb", "device", "version", "commit", "fingerprint",
+            "verified"]
+
+
+_FIT_KEYS = ["display_model", "variant", "device", "verified_mark"]
+
+
+def _rote_fit_lines(df, fits, cs: list[str]) -> list[dict]:
+    """One board line per (track, source, model, variant, device, verified) of the single fits in
+    ``fits`` (rows of :func:`rote_frame`), the figures from :func:`rote_summary`."""
+    from rote_hf.results.aggregate import rote_summary
+
+    if not len(fits):
+        return []
+    raw = _with_marks(df[df["run_id"].isin(set(fits["run_id"]))])
+    raw["device"] = raw["device"].fillna("")
+    out = []
+    for (track, src), g in raw.groupby(["suite", "source"], sort=True):
+        summary = rote_summary(g, suite=track, by=tuple(_FIT_KEYS), source=src)
+        per_c = rote_summary(g, suite=track, by=(*_FIT_KEYS, "c"), source=src) if cs else None
+        lines = fits[(fits["track"] == track) & (fits["source"] == src)]
+        for s in summary.to_dict("records"):
+            key = tuple(s[k] for k in _FIT_KEYS)
+            part = lines[(lines["model"] == key[0]) & (lines["variant"] == key[1]) & (lines["device"] == key[2])
+                         & (lines["verified_mark"] == key[3])]
+            rec = {"track": track, "model": key[0], "variant": key[1], "table": RUNS, "n": _join(part["n"], limit=8),
+                   "c": _join(part["c"], limit=8), "runs": s["fits"], "failed": s["failed"],
+                   "exact_rate": s["exact_rate"], "DL_mean": s["DL_mean"]}
+            for cv in cs:
+                match = per_c[(per_c[_FIT_KEYS] == list(key)).all(axis=1) & (per_c["c"].astype(str) == cv)]
+                rec[f"DL@c{cv}"] = match["DL_mean"].iloc[0] if len(match) else math.nan
+            rec.update({"test_loss": s["test_loss_mean"], "test_accuracy": s["test_accuracy_mean"],
+                        "params": s["params"], "train_time_s": s["train_time_median_s"],
+                        "time_per_epoch_s": s["time_per_epoch_median_s"], "peak_cuda_mb": s["peak_cuda_mb_median"],
+                        "peak_cpu_mb": s["peak_cpu_mb_median"], "device": key[2]})
+            rec.update(_provenance(part))
+            out.append(rec)
+    return out
 
 
 def filter_choices(df) -> dict[str, list[str]]:
@@ -227,9 +275,17 @@ def filter_choices(df) -> dict[str, list[str]]:
     return {
         "n": values(frame["n"], numeric=True), "c": values(frame["c"], numeric=True),
         "track": values(frame["track"]), "source": values(df["source"]), "device": values(frame["device"]),
+        "table": list(ROTE_TABLES),
         "task": values(cog["task"]), "difficulty": values(cog["config"]), "budget": _budgets(cog["budget"]),
         "stratum": values(llm["task"]), "llm_model": values(llm["model"]),
     }
+
+
+def _sources(present: list[str]) -> list[str]:
+    """Every source a row can have (a filter on one with no rows yet gives an empty board)."""
+    from rote_hf.results.schema import SOURCES
+
+    return [*SOURCES, *[s for s in present if s not in SOURCES]]
 
 
 def _budgets(series) -> list[str]:
@@ -246,13 +302,18 @@ def _budgets(series) -> list[str]:
 # -- CogScale ------------------------------------------------------------------------------------------
 
 def cogscale_board(df, *, lr_selection: str = "validation", task: str = ALL, difficulty: str = ALL,
-                   budget: str = ALL, source: str = ALL):
+                   budget: str = ALL, source: str = ALL, cells: str = "ours"):
     """CogScale task x difficulty x budget x model: mean ± std over seeds at the chosen learning rate.
 
     Our runs: ``lr_selection="validation"`` (the paper's stated protocol, default) or ``"test"``
     (the published-table variant, labelled as such) via :func:`rote_hf.results.aggregate.cogscale_table`,
     plus ``best_overall``: the single lowest test score over all seeds, learning rates and budgets of
     (task, difficulty, model). Published cells are shown with their own label (LR chosen on test).
+
+    ``cells="ours"`` (default) keeps the cells (task, difficulty, budget) that hold rows of ours or
+    submitted rows, each with the paper's rows for the same cell beside them (every cell when
+    there are none); ``cells="all"`` keeps every cell. Lines are sorted by task, difficulty,
+    budget, model (display name), then source (ours, submitted, paper).
     """
     import pandas as pd
 
@@ -260,24 +321,28 @@ def cogscale_board(df, *, lr_selection: str = "validation", task: str = ALL, dif
 
     if lr_selection not in LR_SELECTIONS:
         raise ValueError(f"lr_selection must be one of {list(LR_SELECTIONS)}, got {lr_selection!r}")
+    if cells not in COG_VIEWS:
+        raise ValueError(f"cells must be one of {list(COG_VIEWS)}, got {cells!r}")
     choices = filter_choices(df)
+    choices["source"] = _sources(choices["source"])
     for name, value in (("task", task), ("difficulty", difficulty), ("budget", budget), ("source", source)):
         _check_choice(name, value, choices[name])
     cog = _with_marks(df[df["suite"] == "cogscale"])
     cog = cog[[_match(t, task) and _match(d, difficulty) and _match(s, source)
                for t, d, s in zip(cog["task"], cog["config"], cog["source"])]]
     out = []
+    cog = cog.assign(model=cog["display_model"])
     ours = cog[cog["source"] != "paper"]
-    for mark, g in ours.groupby("verified_mark", sort=True):
+    for (src, mark, var), g in ours.groupby(["source", "verified_mark", "variant"], sort=True):
         ok = g[g["status"] == "ok"]
         scores = pd.Series(_metric(ok, "test_score"), index=ok.index)
         best = scores.groupby([ok["task"], ok["config"], ok["model"]]).min()
-        table = cogscale_table(g, lr_selection=lr_selection)
+        table = cogscale_table(g, lr_selection=lr_selection, source=src)
         for r in table.to_dict("records"):
             cell = g[(g["task"] == r["task"]) & (g["config"] == r["difficulty"]) & (g["model"] == r["model"])
                      & (g["budget"] == r["budget"])]
             rec = {"task": r["task"], "difficulty": r["difficulty"], "budget": r["budget"], "model": r["model"],
-                   "mean ± std": _pm(r["mean"], r["std"]), "mean": r["mean"], "std": r["std"],
+                   "variant": var, "mean ± std": _pm(r["mean"], r["std"]), "mean": r["mean"], "std": r["std"],
                    "ci95": _interval(r["ci95_low"], r["ci95_high"]), "seeds": r["seeds"], "failed": r["failed"],
                    "learning_rate": r["learning_rate"], "lr_selection": LR_LABELS[lr_selection],
                    "best_overall": best.get((r["task"], r["difficulty"], r["model"]), math.nan)}
@@ -286,19 +351,29 @@ def cogscale_board(df, *, lr_selection: str = "validation", task: str = ALL, dif
     for r in cog[cog["source"] == "paper"].to_dict("records"):
         mean, std = r["metrics"].get("test_score_mean"), r["metrics"].get("test_score_std")
         out.append({"task": r["task"], "difficulty": r["config"], "budget": r["budget"], "model": r["model"],
-                    "mean ± std": _pm(mean, std), "mean": mean, "std": std, "ci95": "", "seeds": 10, "failed": 0,
+                    "variant": r["variant"], "mean ± std": _pm(mean, std), "mean": mean, "std": std, "ci95": "", "seeds": 10, "failed": 0,
                     "learning_rate": math.nan, "lr_selection": PAPER_LR_LABEL, "best_overall": math.nan,
                     "source": "paper", "version": "", "commit": "", "fingerprint": "",
                     "verified": r["verified_mark"]})
-    columns = ["task", "difficulty", "budget", "model", "mean ± std", "mean", "std", "ci95", "seeds", "failed",
-               "learning_rate", "lr_selection", "best_overall", *PROVENANCE_COLUMNS]
-    board = pd.DataFrame(out, columns=columns)
+    board = pd.DataFrame(out, columns=COGSCALE_COLUMNS)
     board = board[[_match(b, budget) for b in board["budget"]]]
+    if cells == "ours":
+        mine = {(t, d, b) for t, d, b, s in zip(board["task"], board["difficulty"], board["budget"], board["source"])
+                if s != "paper"}
+        if mine:
+            board = board[[(t, d, b) in mine for t, d, b in zip(board["task"], board["difficulty"], board["budget"])]]
     if len(board):
         order = {b: i for i, b in enumerate(_budgets(board["budget"]))}
-        board = board.assign(_b=[order[b] for b in board["budget"]]).sort_values(
-            ["task", "difficulty", "_b", "mean", "model"], na_position="last", kind="stable").drop(columns="_b")
+        board = board.assign(_b=[order[b] for b in board["budget"]],
+                             _s=[SOURCE_ORDER.get(v, 9) for v in board["source"]]).sort_values(
+            ["task", "difficulty", "_b", "model", "_s", "variant"], kind="stable").drop(columns=["_b", "_s"])
     return board.reset_index(drop=True).round(DIGITS)
+
+
+COGSCALE_COLUMNS = ["task", "difficulty", "budget", "model", "variant", "source", "mean ± std", "mean", "std", "ci95",
+                    "seeds", "failed", "learning_rate", "lr_selection", "best_overall", "version", "commit",
+                    "fingerprint", "verified"]
+"""The CogScale board's columns (our rows and the paper's of one cell side by side)."""
 
 
 def _pm(mean: Any, std: Any) -> str:
@@ -333,6 +408,7 @@ def llm_board(df, *, stratum: str = ALL, model: str = ALL, source: str = ALL):
     import pandas as pd
 
     choices = filter_choices(df)
+    choices["source"] = _sources(choices["source"])
     for name, value, key in (("stratum", stratum, "stratum"), ("model", model, "llm_model"), ("source", source, "source")):
         _check_choice(name, value, choices[key])
     rows = _with_marks(_llm_rows(df))

@@ -4,7 +4,7 @@ A :class:`ResultRow` is one run of one suite: what was trained or queried (suite
 model, parameter count, budget, seeds, protocol settings), what came out (metric values and
 string outputs such as a ROTE forecast), what it cost (train time, time per epoch, peak CUDA and
 CPU memory, device) and where it came from (package version, git commit, dataset fingerprint,
-config hash, timestamp, verified flag, ``source`` = ``"ours"`` or ``"paper"``).
+config hash, timestamp, verified flag, ``source`` = ``"ours"``, ``"paper"`` or ``"submitted"``).
 
 Variable parts (task parameters, model configuration, protocol settings, metrics, outputs) are
 dictionaries; on disk they are canonical JSON strings so that every Parquet part file has the same
@@ -21,7 +21,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-SOURCES = ("ours", "paper")
+SOURCES = ("ours", "paper", "submitted")
+"""``ours``: the maintainers' runs; ``paper``: the published numbers; ``submitted``: rows a visitor
+created (an upload or the Space's LLM-query tab), always unverified."""
 #: Version of the row layout written by this code. 1: the ``schema_version`` column itself
 #: (rows stored before it existed read back as version 0; their other columns are unchanged).
 SCHEMA_VERSION = 1

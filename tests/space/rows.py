@@ -52,7 +52,8 @@ def cogscale_rows(rng: random.Random) -> list[ResultRow]:
                             model=model, config="small", budget=budget, data_seed=seed, init_seed=seed,
                             task_params={"task": task, "difficulty": "small", "seed": seed},
                             protocol="cogscale", learning_rate=lr,
-                            metrics={"test_score": test, "best_val_score": round(test + rng.uniform(-0.05, 0.05), 4)},
+                            # scores are error rates: never below 0
+                            metrics={"test_score": test, "best_val_score": max(0.0, round(test + rng.uniform(-0.05, 0.05), 4))},
                             score_name="test_score", score=test, train_time_s=3.0, time_per_epoch_s=0.1, epochs=30,
                             peak_cpu_mb=250.0, device="cpu", package_version="0.1.0", git_commit="b" * 40,
                             dataset_fingerprint=f"cog-{task}-{seed}", timestamp="2026-11-30T12:00:00Z"))

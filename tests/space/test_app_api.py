@@ -23,8 +23,9 @@ def table(result) -> list[dict]:
     return [dict(zip(frame["headers"], row)) for row in frame["data"]]
 
 
-def rote(client, n=ALL, c=ALL, track=ALL, source=ALL, device=ALL):
-    return client.predict(n, c, track, source, device, api_name="/rote_board")
+def rote(client, n=ALL, c=ALL, track=ALL, source=ALL, device=ALL, table=ALL):
+    """The ROTE endpoint; ``table=ALL`` shows the per-model lines and every published table."""
+    return client.predict(n, c, track, source, device, table, api_name="/rote_board")
 
 
 def test_api_lists_every_endpoint(client):
@@ -66,8 +67,8 @@ def test_rote_filters_change_rows(client):
 
 def test_rote_plots_have_data(client):
     _, dl_c, acc_c, roll, pareto, params = rote(client, track="rote", source="ours")
-    assert dl_c["columns"] == ["model", "c", "DL", "accuracy"]
-    assert ["GRU", 10, 0.0, 1.0] in dl_c["data"]
+    assert dl_c["columns"] == ["model", "c", "DL", "accuracy", "source"]  # source: shown on hover
+    assert ["GRU", 10, 0.0, 1.0, "ours"] in dl_c["data"]
     assert len(roll["data"]) == 2 * 20  # two models, horizon 1..20
     assert {row[0] for row in roll["data"]} == {"GRU", "LSTM"}
     front = {row[0]: row[-1] for row in pareto["data"]}
@@ -76,8 +77,8 @@ def test_rote_plots_have_data(client):
 
 
 def test_cogscale_board_and_toggle(client):
-    val = client.predict("validation", "simple_copy", "small", ALL, ALL, "ours", api_name="/cogscale_board")
-    test = client.predict("test", "simple_copy", "small", ALL, ALL, "ours", api_name="/cogscale_board")
+    val = client.predict("validation", "simple_copy", "small", ALL, ALL, "ours", "all", api_name="/cogscale_board")
+    test = client.predict("test", "simple_copy", "small", ALL, ALL, "ours", "all", api_name="/cogscale_board")
     rows_val, rows_test = table(val), table(test)
     ours_val = [r for r in rows_val if r["source"] == "ours"]
     assert len(ours_val) == 2 * 2  # 2 models x 2 budgets
@@ -132,7 +133,8 @@ def test_good_upload_appears_unverified(client, app, tmp_path):
         "param_count": 1000, "device": "cpu", "verified": True}]}))
     assert _upload(client, good) == "Stored 1 row(s) as unverified (submitted): submitted-mynet-n2-c10"
     assert (app.results / "runs" / "submitted-mynet-n2-c10.parquet").is_file()
-    rows = table(rote(client, track="rote_matched", source="ours"))
+    assert table(rote(client, track="rote_matched", source="ours")) == []  # a visitor's row is never 'ours'
+    rows = table(rote(client, track="rote_matched", source="submitted"))
     assert len(rows) == 1
     mine = rows[0]
     assert (mine["model"], mine["DL_mean"], mine["verified"]) == ("MyNet", 0.125, "unverified (submitted)")
@@ -143,7 +145,9 @@ def test_llm_query_form_is_validated_and_token_never_logged(client, app):
     token = "hf_s3cr3t-token-value"
     msg, records, metrics = client.predict("ftp://example", "m", token, 5, api_name="/llm_query")
     assert msg == "Not run: base URL must be an http(s) URL such as http://127.0.0.1:8000/v1, got 'ftp://example'"
-    assert records["headers"][:3] == ["stratum", "a_number", "prompt"] and metrics["headers"] == ["stratum"]
+    assert records["headers"][:3] == ["stratum", "a_number", "prompt"]
+    assert metrics["headers"] == ["stratum", "n_rows", "n_scored", "n_failed", "accuracy", "abstention_rate",
+                                  "confabulation_rate", "recognition_rate", "mean_confidence"]
     msg, _, _ = client.predict("http://127.0.0.1:9/v1", "", token, 5, api_name="/llm_query")
     assert msg == "Not run: model name must be a non-empty string"
     msg, _, _ = client.predict("http://127.0.0.1:9/v1", "tiny", token, 20, api_name="/llm_query")
@@ -179,3 +183,88 @@ def test_llm_query_runs_the_evaluation_against_a_loopback_server(client, app):
         server.shutdown()
     stored = [f for f in (app.results / "runs").glob("*.parquet")]
     assert any("difference" in f.name for f in stored)
+
+
+# -- issue 12 items 1-4 and issue 14 item 12 through the running app ------------------------------------
+
+def test_api_outputs_have_names(client):
+    import re
+
+    api = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    for name in ("/rote_board", "/cogscale_board", "/llm_board", "/submit", "/llm_query"):
+        labels = [r["label"] for r in api[name]["returns"]] + [p["label"] for p in api[name]["parameters"]]
+        assert labels and not [x for x in labels if re.fullmatch(r"value_\d+", str(x))], (name, labels)
+    assert [r["label"] for r in api["/rote_board"]["returns"]][1:] == [
+        "DL vs LZW complexity", "accuracy vs LZW complexity", "rollout error vs horizon", "quality vs compute",
+        "DL vs parameters"]
+    assert [r["label"] for r in api["/llm_board"]["returns"]][1] == "per stratum and model"
+
+
+def _runs(app) -> list[str]:
+    return sorted(p.name for p in (app.results / "runs").iterdir())
+
+
+def test_a_submission_is_all_or_nothing_and_refused_in_one_line(client, app, tmp_path):
+    before = _runs(app)
+    good = {"run_id": "fine", "suite": "cogscale", "task": "simple_copy", "model": "Net", "config": "small",
+            "budget": "1k", "metrics": {"test_score": 0.2}}
+    cases = {
+        "keyerror.json": ([{"run_id": "x", "suite": "cogscale", "task": "t", "model": "M"}],
+                          "Rejected: row 0 ('x'): task must be one of the 14 CogScale tasks"),
+        "huge.json": ([good, {**good, "run_id": "huge", "param_count": 10**30}],
+                      "Rejected: row 1 ('huge'): param_count must be an integer in 0..1000000000000, got 1e+30"),
+        "nul.json": ([good, {**good, "run_id": "a\x00b"}], "Rejected: row 1: run_id must be a non-empty file-name-safe"),
+        "emoji.json": ([good, {**good, "run_id": "\U0001F600" * 200}],
+                       "Rejected: row 1: run_id must be a non-empty file-name-safe"),
+    }
+    for name, (records, message) in cases.items():
+        path = tmp_path / name
+        path.write_text(json.dumps(records))
+        answer = _upload(client, path)
+        assert answer.startswith(message), answer
+        assert "\n" not in answer and len(answer) < 600
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    assert _upload(client, deep) == ("Rejected: file is nested deeper than 12 levels (at character 12); rows are flat "
+                                     "objects with small JSON fields")
+    digits = tmp_path / "digits.json"
+    digits.write_text('[{"run_id": "d", "suite": "rote", "task": "n2-c10", "model": "M", "param_count": '
+                      + "9" * 5000 + "}]")
+    assert _upload(client, digits) == ("Rejected: field 'param_count': a number with 5000 characters; numbers must "
+                                       "fit in 64 bits (at most 40 characters)")
+    assert _runs(app) == before  # nothing of any of them was stored
+
+
+def test_llm_query_with_no_scored_reply_appends_no_row(client, app):
+    msg, _, metrics = client.predict("http://127.0.0.1:9/v1", "closed-port", "", 1, api_name="/llm_query")
+    assert "0 result rows appended as submitted (unverified) (none for clean, revising, wilderness, all: no reply " \
+           "was scored)" in msg
+    assert {r["n_scored"] for r in table(metrics)} == {0.0}
+    assert not [f for f in _runs(app) if "closed-port" in f]
+    assert "closed-port" not in {r["model"] for r in table(client.predict(ALL, ALL, ALL, "accuracy",
+                                                                          api_name="/llm_board"))}
+
+
+def test_llm_tab_rows_are_marked_as_the_visitors(client, app):
+    from rote_hf.results import ResultStore
+
+    visitors = [r for r in ResultStore(app.results).rows() if r.model == "difference"]
+    assert len(visitors) == 4  # the three strata and 'all', from the loopback test above
+    assert {(r.source, r.verified, r.run_id.startswith("submitted-")) for r in visitors} == {("submitted", False, True)}
+    assert {r.settings["submission"] for r in visitors} == {"llm-query tab"}
+    rows = table(client.predict(ALL, "difference", "submitted", "accuracy", api_name="/llm_board"))
+    assert len(rows) == 4 and {(r["source"], r["verified"]) for r in rows} == {("submitted", "unverified (submitted)")}
+    assert table(client.predict(ALL, ALL, "ours", "accuracy", api_name="/llm_board"))[0]["model"] == "tiny-llm"
+    assert "difference" not in {r["model"] for r in table(client.predict(ALL, ALL, "ours", "accuracy",
+                                                                         api_name="/llm_board"))}
+
+
+def test_a_malformed_stored_row_never_breaks_the_app(client, app):
+    from rote_hf.results import ResultRow, ResultStore
+
+    ResultStore(app.results).append(ResultRow(run_id="x", suite="cogscale", task="t", model="M"))  # the issue's row
+    rote_rows = table(rote(client))
+    cog_rows = table(client.predict("validation", ALL, ALL, ALL, ALL, "ours", "all", api_name="/cogscale_board"))
+    llm_rows = table(client.predict(ALL, ALL, ALL, "accuracy", api_name="/llm_board"))
+    assert rote_rows and cog_rows and llm_rows
+    assert "M" not in {r["model"] for r in cog_rows}

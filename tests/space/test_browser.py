@@ -90,6 +90,9 @@ def test_cogscale_tab(page, shots):
     page.wait_for_selector("#radar-small svg.rote-radar")
     assert page.locator("#radar-small polygon.radar-model").count() == 2
     assert page.locator("#radar-medium svg.rote-radar").count() == 1
+    assert page.locator("#radar-small text.radar-task").count() == 14  # all 14 tasks
+    # the default view: in each cell we ran, our line and the paper's line of the same model together
+    assert [cell(page, "cogscale-table", r, c) for r in (1, 2) for c in (3, 5)] == ["GRU", "ours", "GRU", "paper"]
     shoot(page, shots, "cogscale")
 
 
@@ -97,7 +100,10 @@ def test_llm_tab(page, shots):
     page.get_by_role("tab", name="OEIS-LLM").click()
     page.wait_for_selector('#llm-table [data-testid="cell-0-0"]')
     assert (cell(page, "llm-table", 0, 1), cell(page, "llm-table", 0, 2)) == ("tiny-llm", "clean")
-    plot_rendered(page, "llm-bars")
+    page.wait_for_selector("#llm-bars svg.rote-bars")
+    legend = [t.strip() for t in page.locator("#llm-bars text.bars-legend").all_text_contents()]
+    assert sorted(legend) == ["anthropic/claude-sonnet-4.5 (paper)", "meta-llama/llama-3.3-70b-instruct (paper)",
+                              "openai/gpt-4o (paper)", "tiny-llm"]
     shoot(page, shots, "oeis-llm")
 
 
@@ -110,6 +116,9 @@ def test_submit_and_query_tabs(page, shots):
     page.get_by_role("tab", name="LLM query").click()
     page.wait_for_selector("#query-status")
     assert page.locator('input[type="password"]').count() == 1
+    # empty tables show their real column headers, not "1 2 3"
+    assert page.inner_text("#query-records thead").split()[:3] == ["stratum", "a_number", "prompt"]
+    assert page.inner_text("#query-metrics thead").split()[:3] == ["stratum", "n_rows", "n_scored"]
     shoot(page, shots, "llm-query")
 
 
@@ -122,5 +131,31 @@ def test_reload_shows_runs_stored_after_start(page, app, shots):
     page.reload()
     page.wait_for_function(
         "() => document.querySelector('#rote-table [data-testid=\"cell-2-2\"]')?.innerText.trim() === 'ZZNet'")
-    assert (cell(page, "rote-table", 2, 0), cell(page, "rote-table", 2, 9)) == ("ours", "0.5")
+    assert (cell(page, "rote-table", 2, 0), cell(page, "rote-table", 2, 10)) == ("ours", "0.5")  # source, DL_mean
     shoot(page, shots, "rote-after-reload")
+
+
+def test_an_empty_board_keeps_its_headers(page, shots):
+    page.get_by_role("tab", name="ROTE").click()
+    page.get_by_label("source").first.click()
+    page.get_by_role("option", name="submitted", exact=True).click()
+    page.get_by_role("button", name="Apply filters").first.click()
+    page.wait_for_function("() => !document.querySelector('#rote-table [data-testid=\"cell-0-0\"]')")
+    headers = page.inner_text("#rote-table thead").split()
+    assert headers[:4] == ["source", "track", "model", "variant"] and "DL_mean" in headers
+    shoot(page, shots, "rote-empty")
+
+
+def test_a_malformed_stored_row_shows_a_notice_not_an_error(page, app, shots):
+    from rote_hf.results import ResultRow, ResultStore
+
+    ResultStore(app.results).append(ResultRow(run_id="x", suite="cogscale", task="t", model="M"))  # issue 12's row
+    page.reload()
+    page.wait_for_selector('#rote-table [data-testid="cell-0-0"]')
+    page.wait_for_function("() => document.querySelector('#board-notice')?.innerText.includes('skipped')")
+    notice = page.inner_text("#board-notice")
+    assert "1 stored row(s) skipped" in notice and "'x': task must be one of the 14 CogScale tasks" in notice
+    assert page.locator(".error, [data-testid='error']").count() == 0
+    page.get_by_role("tab", name="CogScale").click()
+    page.wait_for_selector('#cogscale-table [data-testid="cell-0-0"]')
+    shoot(page, shots, "notice")

@@ -59,7 +59,7 @@ def test_rote_board_aggregates_ours_and_keeps_paper_cells(rows):
     assert lstm["runs"] == 8 and lstm["DL_mean"] == pytest.approx(round(ours["DL"].mean(), 4))
     assert lstm["DL@c10"] == pytest.approx(round(ours.loc[ours["c"] == "10", "DL"].mean(), 4))
     assert lstm["train_time_s"] == 15.5 and lstm["peak_cpu_mb"] == 300.0
-    paper = rote_board(rows, source="paper")
+    paper = rote_board(rows, source="paper", table="all")
     assert len(paper) == 8 + 8 + 6 + 8 + 6  # summary, Table 2, Table 3, the main and matched fits per model
     fits = paper[paper["table"] == "runs"]
     assert sorted(fits["runs"]) == [8] * 6 + [80] * 8 and set(fits["track"]) == {"rote", "rote_matched"}
@@ -151,7 +151,8 @@ def test_submission_formats_and_marks(tmp_path):
     rows_pq = parse_submission(buf.getvalue(), "x.parquet")
     for got in (rows_json, rows_jsonl, rows_pq):
         (row,) = got
-        assert (row.run_id, row.verified, row.source, row.metrics) == ("submitted-r1", False, "ours", {"test_score": 0.2})
+        # a visitor's row is never 'ours' (issue 12 item 4)
+        assert (row.run_id, row.verified, row.source, row.metrics) == ("submitted-r1", False, "submitted", {"test_score": 0.2})
         assert row.settings["submission"]["file"].startswith("x.")
     paths = store_submission(rows_json, tmp_path)
     assert [p.name for p in paths] == ["submitted-r1.parquet"] and len(ResultStore(tmp_path)) == 1
@@ -188,3 +189,71 @@ def test_load_rows_reads_a_results_repo_folder(store, tmp_path, monkeypatch):
     assert (frame["source"] == "ours").sum() == 67 and frame["run_id"].is_unique
     both = load_rows(store)  # the same ids locally and in the repo: kept once
     assert len(both) == len(frame)
+
+
+# -- issue 14 items 9-12: a leaderboard people can read ---------------------------------------------------
+
+def test_rote_board_shows_one_line_per_model_and_track_by_default(tmp_path):
+    from rote_hf.results import ResultRow
+    from rote_hf.results.aggregate import rote_summary
+
+    store = tmp_path
+    make_store(store)
+    # one of our runs under its registry name lands on the same line name as the paper's GRU
+    ResultStore(store).append(ResultRow(
+        run_id="rote-gru-registry", suite="rote", task="n2-c10", model="gru", model_config={"preset": "rote-paper"},
+        task_params={"symbols": 2, "complexity": 10}, metrics={"DL": 0.25, "exact": 0.0}, device="cpu"))
+    df = load_rows(store, repo="")
+    board = rote_board(df)
+    assert set(board["table"]) == {"runs"}
+    keys = list(zip(board["source"], board["track"], board["model"], board["variant"], board["device"]))
+    assert len(keys) == len(set(keys))  # one line per model and track (and source, variant, device)
+    assert len(board[board["source"] == "paper"]) == 8 + 6  # the archived fits: 8 main-track and 6 matched models
+    gru = board[(board["model"] == "GRU") & (board["track"] == "rote")]
+    assert sorted(zip(gru["source"], gru["variant"])) == [("ours", ""), ("ours", "preset rote-paper"),
+                                                          ("paper", "units=128")]
+    assert not any(m.islower() for m in board["model"])  # no registry names: display names only
+    # the figures are rote_summary's
+    ours = df[(df["source"] == "ours") & (df["model"] == "LSTM")]
+    expected = rote_summary(ours, suite="rote").iloc[0]
+    lstm = board[(board["model"] == "LSTM") & (board["source"] == "ours")].iloc[0]
+    assert (lstm["runs"], lstm["DL_mean"]) == (expected["fits"], round(expected["DL_mean"], 4))
+    # the published tables stay reachable through the table filter
+    assert len(rote_board(df, table="table2_main_c90")) == 8 and len(rote_board(df, table="summary_by_model")) == 8
+    with pytest.raises(ValueError, match=r"table must be one of \['all', 'runs', 'summary_by_model'"):
+        rote_board(df, table="table9")
+
+
+def test_cogscale_default_view_puts_ours_beside_the_paper(rows):
+    board = cogscale_board(rows)
+    ours = board[board["source"] == "ours"]
+    assert len(ours) == 2 * 2 * 2  # 2 tasks x 2 models x 2 budgets
+    # only the cells we ran, and in each, right after our line, the paper's line of the same model
+    assert set(zip(board["task"], board["budget"])) == {(t, b) for t in ("adding_problem", "simple_copy") for b in ("1k", "10k")}
+    for i in ours.index:
+        mine, theirs = board.loc[i], board.loc[i + 1]
+        assert theirs["source"] == "paper"
+        assert [mine[k] for k in ("task", "difficulty", "budget", "model")] == \
+               [theirs[k] for k in ("task", "difficulty", "budget", "model")]
+    assert set(ours["model"]) == {"GRU", "Transformer"}  # our 'TransformerDecoder' rows meet the paper's name
+    assert len(cogscale_board(rows, cells="all")) > len(board)
+
+
+def test_plots_say_what_they_show(rows):
+    from rote_hf.cogscale.tasks import TASKS
+    from rote_hf.zoo.display import DISPLAY_NAMES
+
+    curves = plots.complexity_curves(plots.one_track(rote_frame(rows)))
+    # one series per architecture (8 on the main track), ours and the paper's in one colour, told apart by source
+    assert sorted(set(curves["model"])) == sorted(["GRU", "LSTM", "LinearAttention", "Performer", "RWKV",
+                                                   "Transformer", "minGRU", "minLSTM"])
+    assert set(curves["model"]) <= set(DISPLAY_NAMES.values()) and set(curves["source"]) == {"ours", "paper"}
+    # the radar covers all 14 tasks and names every model
+    assert plots.RADAR_TASKS == tuple(TASKS) and len(TASKS) == 14
+    svg = plots.radar_svg(plots.radar_data(rows, difficulty="small", source="paper"), title="small")
+    assert svg.count('class="radar-task"') == 14 and svg.count('class="radar-legend"') == 7
+    # the LLM bars: a legend entry per series in full, the y axis named by the metric
+    bars = plots.llm_bars(llm_board(rows), "mean confidence")
+    chart = plots.llm_bars_svg(bars, metric="mean confidence")
+    assert chart.count('class="bars-legend"') == 4 and "meta-llama/llama-3.3-70b-instruct (paper)</text>" in chart
+    assert ">mean confidence</text>" in chart and ">5</text>" in chart  # the 1-5 scale, not a bare "value"

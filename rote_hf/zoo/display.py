@@ -1,0 +1,75 @@
+"""One display name per architecture: the name every surface (leaderboard tables, plots, reports)
+shows for a zoo registry name, and for the names the papers' published rows use.
+
+The display names are the papers' own (``GRU``, ``Transformer``, ``minLSTM``, ...), so our runs
+and the published rows of the same architecture share one name, one table line and one plot
+colour. What distinguishes two models of one architecture (the ROTE reference's variant of a
+layer, a preset, a width) is the *variant*, shown in a column of its own.
+
+Pure constants and functions (no torch); ``tests/zoo/test_display.py`` checks that every
+registry name has a display name.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+DISPLAY_NAMES: Mapping[str, str] = {
+    "esn": "ESN",
+    "gru": "GRU",
+    "linear-attention": "LinearAttention",
+    "lstm": "LSTM",
+    "mamba": "Mamba",
+    "mingru": "minGRU",
+    "minlstm": "minLSTM",
+    "minlstm-rote": "minLSTM",
+    "performer": "Performer",
+    "rwkv": "RWKV",
+    "rwkv-rote": "RWKV",
+    "transformer": "Transformer",
+    "transformer-ed": "TransformerEncDec",
+    "xlstm": "xLSTM",
+}
+"""Zoo registry name -> display name (the names of the papers' published rows)."""
+
+REGISTRY_VARIANTS: Mapping[str, str] = {
+    "minlstm-rote": "ROTE reference layer",
+    "rwkv-rote": "ROTE reference layer",
+}
+"""Registry names that are a variant of another name's architecture -> the variant shown."""
+
+PUBLISHED_ALIASES: Mapping[str, str] = {
+    # CogScale's table calls the decoder-only (causal) Transformer TRANSFORMER_DECODER; ROTE's
+    # tables call the same architecture Transformer (zoo: ``transformer``)
+    "TransformerDecoder": "Transformer",
+}
+"""Names in the papers' files that differ from the display name of the same architecture."""
+
+_BY_LOWER = {**{k.lower(): v for k, v in DISPLAY_NAMES.items()},
+             **{v.lower(): v for v in DISPLAY_NAMES.values()},
+             **{k.lower(): v for k, v in PUBLISHED_ALIASES.items()}}
+
+_WIDTH_KEYS = ("hidden_size", "d_model", "units", "reservoir_size")
+
+
+def display_name(name: Any) -> str:
+    """The display name of a registry name, a display name or a published alias (any case);
+    any other name (a visitor's own architecture, an LLM id) is returned unchanged."""
+    text = str(name)
+    return _BY_LOWER.get(text.lower(), text)
+
+
+def variant(name: Any, model_config: Mapping[str, Any] | None = None) -> str:
+    """What distinguishes this model within its architecture: the registry variant (e.g. ``ROTE
+    reference layer`` for ``minlstm-rote``), then the preset (``preset: rote-paper``) or, without
+    a preset, the width setting (``hidden_size=32``); ``""`` when nothing does."""
+    parts = []
+    tag = REGISTRY_VARIANTS.get(str(name).lower())
+    if tag:
+        parts.append(tag)
+    cfg = model_config if isinstance(model_config, Mapping) else {}
+    if cfg.get("preset"):
+        parts.append(f"preset {cfg['preset']}")
+    else:
+        parts.extend(f"{k}={cfg[k]}" for k in _WIDTH_KEYS if cfg.get(k) not in (None, ""))
+    return ", ".join(parts)
