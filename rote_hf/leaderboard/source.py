@@ -129,9 +129,9 @@ def load_board_rows(results: str | os.PathLike | None = "results", *, repo: str 
         ours = ours[~claimed].drop_duplicates(subset="run_id", keep="first")
     else:
         ours = paper.iloc[0:0]
-    from rote_hf.results.store import _decode
+    from rote_hf.results.schema import decode_json_columns
 
-    paper = _decode(paper)
+    paper = decode_json_columns(paper)
     frame = pd.concat([f for f in (ours, paper) if len(f)] or [paper], ignore_index=True)
     return frame.reset_index(drop=True), notices
 

@@ -18,7 +18,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterable
 
-from rote_hf.results.schema import COLUMNS, JSON_COLUMNS, ResultRow, arrow_schema
+from rote_hf.results.schema import COLUMNS, ResultRow, arrow_schema, decode_json_columns
 
 RUNS_DIR = "runs"
 _SUFFIX = ".parquet"
@@ -118,15 +118,7 @@ def rows_to_frame(rows: Iterable[ResultRow], *, decode_json: bool = True):
     import pandas as pd
 
     frame = pd.DataFrame([r.to_record() for r in rows], columns=list(COLUMNS))
-    return _decode(frame) if decode_json else frame
-
-
-def _decode(frame):
-    import json
-
-    for name in JSON_COLUMNS:
-        frame[name] = [json.loads(v) if isinstance(v, str) and v else {} for v in frame[name]]
-    return frame
+    return decode_json_columns(frame) if decode_json else frame
 
 
 def load(root: str | os.PathLike | None = None, *, include_paper: bool = False, suite: str | None = None,
@@ -157,4 +149,4 @@ def load(root: str | os.PathLike | None = None, *, include_paper: bool = False, 
         import datasets
 
         return datasets.Dataset.from_pandas(frame, preserve_index=False)
-    return _decode(frame) if decode_json else frame
+    return decode_json_columns(frame) if decode_json else frame
