@@ -18,6 +18,7 @@ from rote_hf.results.provenance import git_commit, package_version, utc_timestam
 from rote_hf.results.schema import ResultRow
 from rote_hf.train.cogscale import CogScaleData, CogScaleProtocol, fit_cogscale, fit_esn, search_esn
 from rote_hf.train.config import ESN_MODELS, RunSpec
+from rote_hf.train.device import DeviceFailure, device_label, is_sticky_device_error
 from rote_hf.train.measure import measure, trainable_parameters
 from rote_hf.train.rote import RoteData, RoteProtocol, fit_rote, resolve_callable
 
@@ -99,7 +100,7 @@ def run_rote(spec: RunSpec, device: Any = "cpu", *, data: RoteData | None = None
         score_name="DL" if "DL" in fit.metrics else "exact", score=score,
         lower_is_better="DL" in fit.metrics,
         train_time_s=fit.train_time_s, time_per_epoch_s=fit.train_time_s / max(1, fit.epochs), epochs=fit.epochs,
-        peak_cuda_mb=m.peak_cuda_mb, peak_cpu_mb=m.peak_cpu_mb, device=str(device),
+        peak_cuda_mb=m.peak_cuda_mb, peak_cpu_mb=m.peak_cpu_mb, device=device_label(device),
         **_model_fields(spec), **_provenance(spec, data.fingerprint),
     )
 
@@ -148,7 +149,7 @@ def run_cogscale(spec: RunSpec, device: Any = "cpu", *, data: CogScaleData | Non
         learning_rate=None if protocol is None else protocol.learning_rate, settings=settings,
         metrics=fit.metrics, score_name="test_score", score=fit.metrics["test_score"], lower_is_better=True,
         train_time_s=fit.train_time_s, time_per_epoch_s=fit.train_time_s / max(1, fit.epochs), epochs=fit.epochs,
-        peak_cuda_mb=m.peak_cuda_mb, peak_cpu_mb=m.peak_cpu_mb, device=str(device),
+        peak_cuda_mb=m.peak_cuda_mb, peak_cpu_mb=m.peak_cpu_mb, device=device_label(device),
         **_model_fields(spec), **_provenance(spec, data.fingerprint),
     )
 
@@ -162,15 +163,19 @@ def failed_row(spec: RunSpec, exc: BaseException, device: Any = "cpu") -> Result
     return ResultRow(
         run_id=spec.run_id, suite=spec.suite, task=spec.task, task_params=dict(spec.task_params),
         run=spec.run, protocol=spec.suite.split("_")[0], settings=dict(spec.protocol), status="failed",
-        error=f"{type(exc).__name__}: {exc}\n{tb}", device=str(device), **_model_fields(spec),
+        error=f"{type(exc).__name__}: {exc}\n{tb}", device=device_label(device), **_model_fields(spec),
         **_provenance(spec, ""),
     )
 
 
 def execute(spec: RunSpec, device: Any = "cpu", executor: Callable[..., ResultRow] | None = None) -> ResultRow:
-    """Run ``spec``; any exception (divergence, a missing package, bad data) becomes a failed row."""
+    """Run ``spec``; any exception (divergence, a missing package, bad data, CUDA out-of-memory)
+    becomes a failed row, except a sticky CUDA error, which raises :class:`DeviceFailure`: the
+    device is unusable, so this run (and any later one here) was never really tried."""
     fn = executor or EXECUTORS[spec.suite]
     try:
         return fn(spec, device)
     except Exception as exc:  # noqa: BLE001 — a failed run must be recorded, not crash the sweep
+        if is_sticky_device_error(exc):
+            raise DeviceFailure(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from exc
         return failed_row(spec, exc, device)

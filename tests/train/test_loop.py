@@ -57,7 +57,8 @@ def test_two_processes_shard_runs_and_record_failures(tmp_path):
     assigned = [set(r["assigned"]) for r in reports]
     all_ids = {s.run_id for s in tiny_specs(n_fail=1)}
     assert assigned[0].isdisjoint(assigned[1]) and assigned[0] | assigned[1] == all_ids
-    assert len(assigned[0]) == len(assigned[1]) == 2  # both processes did work
+    # both processes did work; the split is dynamic (claims: a free rank takes the next run), so not 2 + 2
+    assert len(assigned[0]) >= 1 and len(assigned[1]) >= 1
     frame = load(results)
     assert len(frame) == 4 and frame["run_id"].is_unique
     failed = frame[frame["status"] == "failed"]
