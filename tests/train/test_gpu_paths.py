@@ -183,3 +183,14 @@ def test_fast_paths_say_which_path_runs(monkeypatch):
     pytest.importorskip("xlstm")
     assert build_model("xlstm", input_size=3, output_size=3, d_model=8).slstm_backend == "vanilla"
 
+
+
+def test_xlstm_auto_falls_back_to_vanilla_when_the_cuda_kernel_cannot_be_built(monkeypatch):
+    pytest.importorskip("xlstm")
+    from rote_hf.zoo import build_model
+    from rote_hf.zoo.families import xlstm as family
+
+    monkeypatch.setattr(family, "resolve_slstm_backend", lambda backend: "cuda")  # as on a GPU box with nvcc
+    with pytest.warns(RuntimeWarning, match="the CUDA sLSTM kernel could not be built"):
+        model = build_model("xlstm", input_size=3, output_size=3, d_model=8)
+    assert model.slstm_backend == "vanilla" and model(torch.zeros(2, 5, 3)).shape == (2, 5, 3)

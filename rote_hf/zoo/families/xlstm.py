@@ -14,13 +14,15 @@ kernel is compiled with ``torch.utils.cpp_extension`` on first use), else the pu
 CUDA kernel keeps its recurrent and input weights, gates and states in **bfloat16** (the
 library's default ``dtype="bfloat16"``; biases and accumulation in float32), as CogScale's own GPU
 runs did; ``vanilla`` computes in float32. Pass ``slstm_backend: vanilla`` for float32 on a GPU, or
-to train on the CPU of a machine that has a GPU. ``model.slstm_backend`` records the choice.
+to train on the CPU of a machine that has a GPU. ``model.slstm_backend`` records the choice; with
+``"auto"``, a kernel that fails to compile falls back to ``"vanilla"`` with a RuntimeWarning.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import warnings
 from pathlib import Path
 
 import torch
@@ -70,7 +72,16 @@ class XLSTMModel(nn.Module):
         super().__init__()
         self.encoder = nn.Linear(input_size, d_model)
         self.slstm_backend = resolve_slstm_backend(slstm_backend)
-        self.stack = _stack(d_model, num_blocks, tuple(slstm_at), context_length, self.slstm_backend)
+        try:
+            self.stack = _stack(d_model, num_blocks, tuple(slstm_at), context_length, self.slstm_backend)
+        except Exception as exc:  # noqa: BLE001 — "auto" must never be worse than vanilla
+            if slstm_backend != "auto" or self.slstm_backend == "vanilla":
+                raise
+            warnings.warn(f"xlstm: the CUDA sLSTM kernel could not be built ({type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0] if str(exc) else ''}); using the vanilla backend",
+                          RuntimeWarning, stacklevel=2)
+            self.slstm_backend = "vanilla"
+            self.stack = _stack(d_model, num_blocks, tuple(slstm_at), context_length, "vanilla")
         self.norm = nn.LayerNorm(d_model)
         self.decoder = nn.Linear(d_model, output_size)
 
