@@ -137,6 +137,38 @@ def check_devices(specs: Sequence[RunSpec], stored: dict[str, StoredRun], device
             "or pass --allow-mixed-devices")
 
 
+def check_shared_folder(results_dir: str | os.PathLike, accelerator: Any) -> None:
+    """``RuntimeError`` unless every process of the launch sees the same ``results_dir``.
+
+    Each rank leaves a marker in ``<results>/.launch/<launch id>/``; after a barrier every rank
+    must see all ``world`` markers. On several machines a node-local (e.g. relative) folder fails
+    this at start instead of letting each node redo the others' runs.
+    """
+    import re
+    import socket
+
+    world, rank = accelerator.num_processes, accelerator.process_index
+    if world == 1:
+        return
+    launch = os.environ.get("TORCHELASTIC_RUN_ID") or f"port{os.environ.get('MASTER_PORT', '')}"
+    folder = Path(results_dir) / ".launch" / re.sub(r"[^A-Za-z0-9_.-]+", "_", launch)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / str(rank)).write_text(socket.gethostname())
+    accelerator.wait_for_everyone()
+    seen = sum(1 for p in folder.iterdir() if p.name.isdigit() and int(p.name) < world)
+    accelerator.wait_for_everyone()  # everyone has counted before the markers go
+    (folder / str(rank)).unlink(missing_ok=True)
+    for empty in (folder, folder.parent):  # the last one out removes the folders
+        try:
+            empty.rmdir()
+        except OSError:
+            break
+    if seen < world:
+        raise RuntimeError(
+            f"--results {results_dir} is not shared by the {world} processes of this launch (this process sees "
+            f"{seen}); on several machines pass a folder every machine mounts (docs/gpu.md)")
+
+
 class _ParentWatch:
     """Ends this worker when its launcher dies (see the module docstring)."""
 
@@ -185,6 +217,7 @@ def run_specs(specs: Sequence[RunSpec], results_dir: str | os.PathLike, *, accel
     rank, world = accelerator.process_index, accelerator.num_processes
     if device is None:
         device = getattr(accelerator, "rote_train_device", None) or choose_device(accelerator.local_process_index)
+    check_shared_folder(results_dir, accelerator)
     store, claims = ResultStore(results_dir), ClaimBook(results_dir, lease_s=lease_s)
     stored = store.check()  # damaged files are set aside here, so their runs count as not stored
     if not allow_mixed_devices:
