@@ -186,7 +186,7 @@ class _ParentWatch:
         self.check()
 
     def check(self) -> None:
-        if self.enabled and os.getppid() != self.ppid:
+        if self.enabled and (os.getppid() != self.ppid or self.ppid == 1):  # 1: orphaned before we looked
             raise RuntimeError(f"the launcher (parent process {self.ppid}) has ended; this worker stops")
 
 
