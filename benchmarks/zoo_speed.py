@@ -8,7 +8,10 @@ Reports CPU seconds (``time.process_time``, one thread) per fwd+bwd of one batch
 (b) an honest 10k-parameter budget (``budget=10_000``). Then, for the recurrent families with a
 parallel form, the forward time of ``model(x)`` (with ``scan="chunked"`` where the family has that
 switch) vs ``model.step_by_step(x)`` at 10k.
-On CUDA (``--device cuda``) wall time with synchronisation is reported instead.
+On CUDA (``--device cuda`` or ``cuda:N``) wall time with ``torch.cuda.synchronize(device)`` beside
+every clock read is reported instead, after a one-off warm-up (CUDA context, cuBLAS, cuDNN); the
+first call of each measurement is discarded as well. A family whose GPU kernel fails is reported
+as ``failed: <error>`` and the others are still measured.
 """
 
 from __future__ import annotations
@@ -27,12 +30,13 @@ STEP_FAMILIES = ["lstm", "gru", "mingru", "minlstm", "minlstm-rote", "rwkv", "rw
 
 
 def _clock(device: str):
-    if device == "cpu":
+    """CPU seconds on the CPU; on CUDA wall seconds read after synchronising *that* device."""
+    if torch.device(device).type == "cpu":
         return time.process_time
-    def wall():
-        torch.cuda.synchronize()
-        return time.perf_counter()
-    return wall
+    from rote_hf.train.device import now, warm_up
+
+    warm_up(device)
+    return lambda: now(device)
 
 
 def fwd_bwd(model, x, repeats: int, clock) -> float:
@@ -85,7 +89,11 @@ def main() -> None:
             except ValueError as exc:
                 print(f"| {name} | {label} | refused: {exc} | |")
                 continue
-            sec = fwd_bwd(model, x, args.repeats, clock)
+            try:
+                sec = fwd_bwd(model, x, args.repeats, clock)
+            except RuntimeError as exc:  # e.g. a family's GPU kernel failing: report it, measure the rest
+                print(f"| {name} | {label} | {model_info(model).n_params:,} | failed: {str(exc).splitlines()[0]} |")
+                continue
             print(f"| {name} | {label} | {model_info(model).n_params:,} | {sec:.3f} |", flush=True)
     print()
     print("| model (10k) | parallel fwd s | step-by-step fwd s | ratio |")
@@ -95,8 +103,12 @@ def main() -> None:
         force = {"scan": "chunked"} if name in CHUNKED_SCANS else {}
         model = build_model(name, input_size=4, output_size=4, seed=0, budget=10_000, **force)
         model = model.to(args.device).eval()
-        par = forward(model, x, args.repeats, clock)
-        seq = forward(model.step_by_step, x, args.repeats, clock)
+        try:
+            par = forward(model, x, args.repeats, clock)
+            seq = forward(model.step_by_step, x, args.repeats, clock)
+        except RuntimeError as exc:
+            print(f"| {name} | failed: {str(exc).splitlines()[0]} | | |")
+            continue
         print(f"| {name} | {par:.4f} | {seq:.4f} | {seq / par:.1f}x |", flush=True)
 
 

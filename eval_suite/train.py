@@ -4,11 +4,14 @@
         --dynamo_backend no eval_suite/train.py --config eval_suite/configs/rote_smoke.yaml --processes 2
     python eval_suite/train.py --config eval_suite/configs/rote_smoke.yaml      # one process
 
-Runs (configurations) are sharded across processes; each fit runs alone in its process. On CPU,
+Runs (configurations) are dealt to processes through run claims (a free process takes the next
+unclaimed run; several launches sharing one --results folder split the work); each fit runs alone
+in its process, on ``cuda:{local_rank % gpus}`` when CUDA is present (docs/gpu.md). On CPU,
 ``accelerate launch --cpu --num_processes 2`` silently starts ONE process: use ``--multi_gpu`` as
 above (the script uses ``Accelerator(cpu=True)`` when no GPU is present) and pass ``--processes``
 so that a wrong launch is refused. Re-running the same command resumes: finished runs are
-skipped, failed runs are kept as failed unless ``--retry-failed``.
+skipped, failed runs are kept as failed unless ``--retry-failed``. ``--mixed_precision`` other than
+``no`` is refused: every fit runs in float32.
 """
 
 from __future__ import annotations
@@ -32,6 +35,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--retry-failed", action="store_true", help="re-run runs stored as failed")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--no-table", action="store_true", help="do not print the summary table at the end")
+    parser.add_argument("--collective-timeout", type=float, default=None, metavar="SECONDS",
+                        help="timeout of the processes' gloo collectives (default: one week; the sweep itself "
+                             "never waits in a collective at the end, so this only bounds the start-up barrier)")
+    parser.add_argument("--allow-mixed-devices", action="store_true",
+                        help="resume even if the results folder holds rows of this sweep trained on another "
+                             "device kind (CPU vs CUDA)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
 
@@ -45,15 +54,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"train.py: error: {exc}", file=sys.stderr)
         return 2
     requested = args.processes or (int(os.environ["WORLD_SIZE"]) if "WORLD_SIZE" in os.environ else None)
-    accelerator = make_accelerator()
+    try:
+        accelerator = make_accelerator(collective_timeout=args.collective_timeout)
+    except ValueError as exc:
+        print(f"train.py: error: {exc}", file=sys.stderr)
+        return 2
     if accelerator.num_processes == 1 and os.environ.get("ACCELERATE_USE_CPU", "").lower() == "true" and requested is None:
         logging.warning("accelerate launch --cpu runs a single process; use --multi_gpu with --processes N on CPU")
     try:
         report = run_specs(specs, args.results, accelerator=accelerator, requested_processes=requested,
-                           retry_failed=args.retry_failed, progress=not args.no_progress)
-    except RuntimeError as exc:
+                           retry_failed=args.retry_failed, progress=not args.no_progress,
+                           allow_mixed_devices=args.allow_mixed_devices)
+    except (RuntimeError, ValueError) as exc:
         print(f"train.py: error: {exc}", file=sys.stderr)
         return 2
+    if report.stopped:
+        print(f"train.py: error: rank {report.rank}: {report.stopped}", file=sys.stderr)
+        return 3
     logging.info("rank %d/%d: %d ok, %d failed, %d skipped as already stored", report.rank, report.world,
                  len(report.ok), len(report.failed), report.skipped)
     if accelerator.is_main_process and not args.no_table:

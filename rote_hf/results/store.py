@@ -9,19 +9,71 @@ write is atomic (temporary file + ``os.replace``), a killed process leaves at mo
 ``.tmp-*`` file that readers ignore, and a run id can never appear twice. Resume is reading the
 file names. A failed run is stored as a row with ``status="failed"`` and its error; it counts as
 finished unless the caller asks to retry failures, in which case the retry replaces that file.
+
+Damage: a run file that cannot be read back (truncated, corrupted by a disk or a copy) is found by
+:meth:`ResultStore.check` on resume, moved aside to ``<root>/corrupt/`` (kept for inspection, a
+one-line warning) and is then simply not stored, so the sweep runs it again; :meth:`table` skips
+such a file with the same warning. Files get the usual permissions from the umask (``0666 &
+~umask``), like any file the user writes. Processes sharing a folder split its runs through
+:mod:`rote_hf.results.claims`.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
+import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
 from rote_hf.results.schema import COLUMNS, ResultRow, arrow_schema, decode_json_columns
 
 RUNS_DIR = "runs"
+CORRUPT_DIR = "corrupt"
 _SUFFIX = ".parquet"
+LOG = logging.getLogger("rote_hf.results")
+
+
+def current_umask() -> int:
+    """This process's umask (from ``/proc/self/status`` where available, so no thread sees it change)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """What resume needs of one stored run: ``status`` ("ok"/"failed"), ``device``, file mtime (ns)."""
+
+    status: str
+    device: str
+    mtime_ns: int
+
+
+_GONE = StoredRun("", "", -1)
+
+
+def _read_run(path: Path) -> StoredRun | None:
+    """The status and device of one run file; ``None`` when damaged, ``_GONE`` when it vanished."""
+    import pyarrow.parquet as pq
+
+    try:
+        mtime = path.stat().st_mtime_ns
+        table = pq.ParquetFile(path).read()
+        row = table.select(["status", "device"]).to_pylist()[0]
+        return StoredRun(str(row["status"]), str(row["device"] or ""), mtime)
+    except FileNotFoundError:  # set aside or replaced by another process meanwhile
+        return _GONE
+    except Exception:  # noqa: BLE001 — any read error means the file is damaged
+        return None
 
 
 class ResultStore:
@@ -56,14 +108,19 @@ class ResultStore:
             raise TypeError(f"row must be a ResultRow, got {type(row).__name__}")
         target = self.path_of(row.run_id)
         if target.exists():
-            previous = self.status_of(row.run_id)
-            if previous == "ok" or not replace_failed:
+            try:
+                previous = self.status_of(row.run_id)
+            except Exception:  # noqa: BLE001 — unreadable: set aside, then store the new row
+                self._set_aside(target)
+                previous = None
+            if previous == "ok" or (previous is not None and not replace_failed):
                 raise FileExistsError(f"run {row.run_id!r} is already stored with status {previous!r} in {self.root}")
         self.runs_dir.mkdir(parents=True, exist_ok=True)
         table = pa.Table.from_pylist([row.to_record()], schema=arrow_schema())
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=_SUFFIX, dir=self.runs_dir)
         os.close(fd)
         try:
+            os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp makes 0600; a result file is an ordinary file
             pq.write_table(table, tmp)
             os.replace(tmp, target)  # atomic on POSIX: readers see the old file or the new one
         finally:
@@ -90,11 +147,42 @@ class ResultStore:
             return None
         return str(pq.read_table(path, columns=["status"]).column("status")[0].as_py())
 
+    def check(self) -> dict[str, StoredRun]:
+        """Every readable stored run by id; unreadable files are moved aside (see the module docstring).
+
+        Reads each file whole (one row), so damage anywhere in it is found, not only in the footer;
+        files are read by a few threads (pyarrow releases the GIL), about 2 ms per file per thread.
+        """
+        from concurrent.futures import ThreadPoolExecutor
+
+        files = self._files()
+        if not files:
+            return {}
+        with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1, len(files))) as pool:
+            results = list(pool.map(_read_run, files))
+        found: dict[str, StoredRun] = {}
+        for path, run in zip(files, results):
+            if run is None:
+                self._set_aside(path)
+            elif run is not _GONE:
+                found[path.name[: -len(_SUFFIX)]] = run
+        return found
+
+    def _set_aside(self, path: Path) -> None:
+        """Move a damaged run file to ``<root>/corrupt/`` (timestamped) with a one-line warning."""
+        aside = self.root / CORRUPT_DIR
+        aside.mkdir(parents=True, exist_ok=True)
+        dest = aside / f"{path.name}.{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+        try:
+            os.replace(path, dest)
+        except FileNotFoundError:  # another process set it aside first
+            return
+        LOG.warning("run file %s is unreadable (damaged or truncated); moved to %s and the run will be re-run",
+                    path.name, dest)
+
     def finished_ids(self, *, include_failed: bool = True) -> set[str]:
-        """Run ids to skip on resume: all stored runs, or only the ``ok`` ones."""
-        if include_failed:
-            return self.run_ids()
-        return {rid for rid in self.run_ids() if self.status_of(rid) == "ok"}
+        """Run ids to skip on resume: all stored runs, or only the ``ok`` ones (damaged files set aside)."""
+        return {rid for rid, run in self.check().items() if include_failed or run.status == "ok"}
 
     def rows(self) -> list[ResultRow]:
         """Every stored row, sorted by run id."""
@@ -106,7 +194,15 @@ class ResultStore:
         import pyarrow.parquet as pq
 
         schema = arrow_schema()
-        tables = [pq.read_table(p, schema=schema) for p in self._files()]
+        tables = []
+        for path in self._files():
+            try:
+                tables.append(pq.read_table(path, schema=schema))
+            except FileNotFoundError:
+                continue
+            except Exception:  # noqa: BLE001 — a damaged file must not hide every other row
+                LOG.warning("skipping unreadable run file %s (damaged or truncated; a resumed sweep re-runs it)",
+                            path)
         return pa.concat_tables(tables) if tables else schema.empty_table()
 
     def __len__(self) -> int:

@@ -123,6 +123,7 @@ class CogScaleSuite(Suite):
         """One CogScale fit (gradient model or ESN) -> one result row."""
         from rote_hf.results.schema import ResultRow
         from rote_hf.train.cogscale import fit_cogscale, fit_esn, search_esn
+        from rote_hf.train.device import device_label
         from rote_hf.train.measure import measure, trainable_parameters
         from rote_hf.train.suites import model_builder, provenance
 
@@ -159,7 +160,7 @@ class CogScaleSuite(Suite):
             learning_rate=None if protocol is None else protocol.learning_rate, settings=settings,
             metrics=fit.metrics, **self.headline.row_fields(fit.metrics),
             train_time_s=fit.train_time_s, time_per_epoch_s=fit.train_time_s / max(1, fit.epochs), epochs=fit.epochs,
-            peak_cuda_mb=m.peak_cuda_mb, peak_cpu_mb=m.peak_cpu_mb, device=str(device),
+            peak_cuda_mb=m.peak_cuda_mb, peak_cpu_mb=m.peak_cpu_mb, device=device_label(device),
             model=spec.model["name"], model_config={k: v for k, v in spec.model.items() if k != "name"},
             budget=budget_label(spec.model), **provenance(spec, data.fingerprint),
         )

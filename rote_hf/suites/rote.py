@@ -170,6 +170,7 @@ class RoteSuite(Suite):
     def execute(self, spec: RunSpec, device: Any = "cpu", *, data=None, build: Callable[[], Any] | None = None):
         """One ROTE fit -> one result row (metrics, forecast, cost, provenance)."""
         from rote_hf.results.schema import ResultRow
+        from rote_hf.train.device import device_label
         from rote_hf.train.measure import measure, trainable_parameters
         from rote_hf.train.rote import fit_rote
         from rote_hf.train.suites import model_builder, provenance
@@ -191,7 +192,7 @@ class RoteSuite(Suite):
             # the pre-unit rows stored lower_is_better=True for DL and False for the exact fallback
             **headline.row_fields(fit.metrics),
             train_time_s=fit.train_time_s, time_per_epoch_s=fit.train_time_s / max(1, fit.epochs), epochs=fit.epochs,
-            peak_cuda_mb=m.peak_cuda_mb, peak_cpu_mb=m.peak_cpu_mb, device=str(device),
+            peak_cuda_mb=m.peak_cuda_mb, peak_cpu_mb=m.peak_cpu_mb, device=device_label(device),
             model=spec.model["name"], model_config={k: v for k, v in spec.model.items() if k != "name"},
             budget=self.budget(spec.model), **provenance(spec, data.fingerprint),
         )

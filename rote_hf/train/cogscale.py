@@ -18,11 +18,11 @@ The seed drives both data (``build_task(..., seed)``) and initialisation, as in 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from rote_hf.cogscale.registry import CATEGORIES
+from rote_hf.train.device import now
 
 RIDGE_GRID = tuple(10.0 ** -i for i in range(1, 10))  # 1e-1 … 1e-9
 THRESHOLDS_N = 100
@@ -147,17 +147,20 @@ def _masked_loss(preds, targets, steps, category: str):
 
 
 def predict(model: Any, X: Any, chunk: int, device: Any):
-    """Per-step outputs of ``model`` on ``X`` in chunks, eval mode, as a float64 numpy array."""
+    """Per-step outputs of ``model`` on ``X`` in chunks, eval mode, as a float64 numpy array.
+
+    ``X`` (numpy or a tensor) is moved to ``device`` once; the host reads the outputs once.
+    """
     import numpy as np
     import torch
 
     model.eval()
+    X = torch.as_tensor(X if isinstance(X, torch.Tensor) else np.asarray(X), dtype=torch.float32).to(device)
     out = []
     with torch.no_grad():
         for s in range(0, len(X), chunk):
-            xb = torch.as_tensor(np.asarray(X[s:s + chunk]), dtype=torch.float32, device=device)
-            out.append(model(xb).double().cpu().numpy())
-    return np.concatenate(out, axis=0)
+            out.append(model(X[s:s + chunk]).double())
+    return torch.cat(out, dim=0).cpu().numpy()
 
 
 @dataclass
@@ -181,7 +184,7 @@ def fit_cogscale(build_model: Callable[[], Any], data: CogScaleData, protocol: C
     import numpy as np
     import torch
 
-    from rote_hf.train.rote import epoch_order
+    from rote_hf.train.rote import epoch_order, finite_losses
 
     if not isinstance(data, CogScaleData):
         raise TypeError(f"data must be a CogScaleData, got {type(data).__name__}")
@@ -191,27 +194,28 @@ def fit_cogscale(build_model: Callable[[], Any], data: CogScaleData, protocol: C
         torch.manual_seed(seed)
         model = build_model().to(device)
         optimizer = torch.optim.Adam(model.parameters(), lr=protocol.learning_rate)
-        X = torch.as_tensor(np.asarray(data.X_train), dtype=torch.float32)
-        Y = torch.as_tensor(np.asarray(data.Y_train), dtype=torch.float32)
-        T = torch.as_tensor(np.asarray(data.T_train), dtype=torch.long)
+        # the run's data moves to the device once (not three copies per batch)
+        X = torch.as_tensor(np.asarray(data.X_train), dtype=torch.float32).to(device)
+        Y = torch.as_tensor(np.asarray(data.Y_train), dtype=torch.float32).to(device)
+        T = torch.as_tensor(np.asarray(data.T_train), dtype=torch.long).to(device)
+        X_valid = torch.as_tensor(np.asarray(data.X_valid), dtype=torch.float32).to(device)
         y_valid = gather_steps(data.Y_valid, data.T_valid)
-        start = time.perf_counter()
+        start = now(device)
         best, best_state, best_epoch, bad, epoch = math.inf, None, 0, 0, 0
         history: list[tuple[float, float]] = []
         for epoch in range(1, protocol.max_epochs + 1):
             model.train()
-            losses = []
-            order = epoch_order(len(X))
+            step_losses = []
+            order = epoch_order(len(X)).to(device)
             for s in range(0, len(order), protocol.batch_size):
                 idx = order[s:s + protocol.batch_size]
                 optimizer.zero_grad()
-                loss = _masked_loss(model(X[idx].to(device)), Y[idx].to(device), T[idx].to(device), cat)
-                if not torch.isfinite(loss):
-                    raise ValueError(f"training loss is not finite ({loss.item()}) at epoch {epoch}: diverged")
+                loss = _masked_loss(model(X[idx]), Y[idx], T[idx], cat)
                 loss.backward()
                 optimizer.step()
-                losses.append(loss.item())
-            valid_pred = gather_steps(predict(model, data.X_valid, protocol.eval_chunk, device), data.T_valid)
+                step_losses.append(loss.detach())
+            losses = finite_losses(step_losses, epoch)  # one host read per epoch, not per step
+            valid_pred = gather_steps(predict(model, X_valid, protocol.eval_chunk, device), data.T_valid)
             val_score = score_steps(y_valid, valid_pred, cat)
             history.append((sum(losses) / len(losses), val_score))
             if val_score < best:
@@ -224,7 +228,7 @@ def fit_cogscale(build_model: Callable[[], Any], data: CogScaleData, protocol: C
         if protocol.patience > 0 and best_state is not None:
             model.load_state_dict(best_state)
         metrics = _final_scores(model, data, protocol.eval_chunk, device, best)
-        train_time = time.perf_counter() - start
+        train_time = now(device) - start
     return model, CogScaleFit(metrics=metrics, epochs=epoch, best_epoch=best_epoch, train_time_s=train_time,
                               history=history)
 
@@ -261,12 +265,20 @@ def fit_esn(build_model: Callable[[], Any], data: CogScaleData, *, seed: int = 0
         mask = torch.zeros(X.shape[:2], dtype=torch.bool, device=device)
         mask[torch.arange(X.shape[0], device=device)[:, None], torch.as_tensor(np.asarray(data.T_train), device=device)] = True
         y_valid = gather_steps(data.Y_valid, data.T_valid)
-        start = time.perf_counter()
+        start = now(device)
+        # the reservoir is fixed: its states on train and validation are computed once, not per ridge
+        model.eval()
+        with torch.no_grad():
+            train_states = model.states(X)
+            X_valid = torch.as_tensor(np.asarray(data.X_valid), dtype=torch.float32, device=device)
+            valid_states = [model.states(X_valid[s:s + 10]) for s in range(0, len(X_valid), 10)]
         best, best_ridge, best_state = math.inf, None, None
         history = []
         for ridge in ridges:
-            model.fit_readout(X, Y, mask=mask, ridge=ridge)
-            score = score_steps(y_valid, gather_steps(predict(model, data.X_valid, 10, device), data.T_valid), data.category)
+            model.fit_readout(X, Y, mask=mask, ridge=ridge, states=train_states)
+            with torch.no_grad():  # = predict(model, data.X_valid, 10, device), from the stored states
+                valid_out = torch.cat([model.readout(s).double() for s in valid_states]).cpu().numpy()
+            score = score_steps(y_valid, gather_steps(valid_out, data.T_valid), data.category)
             history.append((ridge, score))
             if score < best:  # first (largest) ridge kept on ties
                 best, best_ridge = score, ridge
@@ -274,7 +286,7 @@ def fit_esn(build_model: Callable[[], Any], data: CogScaleData, *, seed: int = 0
         model.load_state_dict(best_state)
         metrics = _final_scores(model, data, 10, device, best)
         metrics["ridge"] = best_ridge
-        train_time = time.perf_counter() - start
+        train_time = now(device) - start
     return model, CogScaleFit(metrics=metrics, epochs=1, best_epoch=1, train_time_s=train_time, history=history)
 
 
@@ -312,12 +324,12 @@ def search_esn(build_for: Callable[[Mapping[str, float]], Callable[[], Any]], da
     if include_base:
         draws.insert(0, {})
     best = None
-    start = time.perf_counter()
+    start = now(device)
     for hp in draws:
         model, fit = fit_esn(build_for(hp), data, seed=seed, device=device)
         if best is None or fit.metrics["best_val_score"] < best[1].metrics["best_val_score"]:
             best = (model, fit, hp)
     model, fit, hp = best
-    fit.train_time_s = time.perf_counter() - start  # the whole search is the cost of this run
+    fit.train_time_s = now(device) - start  # the whole search is the cost of this run
     fit.history = [(i, d) for i, d in enumerate(draws)]  # type: ignore[list-item]
     return model, fit, hp

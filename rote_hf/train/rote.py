@@ -17,11 +17,11 @@ evaluation loaders draw one base seed too), so a fit here equals the reference f
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from rote_hf.registry import resolve_object
+from rote_hf.train.device import now
 
 OPTIMIZERS = ("AdamW", "Adam")
 
@@ -136,6 +136,26 @@ class RoteFit:
     history: list[tuple[float, float, float]] = field(default_factory=list)
 
 
+def finite_losses(losses: list[Any], epoch: int) -> list[float]:
+    """The epoch's step losses (0-d tensors) as floats; ``ValueError`` when any is not finite.
+
+    Checked once per epoch (one host sync) instead of per step. A diverged run still fails in the
+    epoch where it diverged (the steps after a NaN in that epoch run, then the check fails), and a
+    run that does not diverge computes exactly what a per-step check would.
+    """
+    import torch
+
+    if not losses:
+        return []
+    stacked = torch.stack(losses)
+    finite = torch.isfinite(stacked)
+    if not bool(finite.all()):
+        first = int((~finite).nonzero()[0, 0])
+        raise ValueError(f"training loss is not finite ({float(stacked[first])}) at epoch {epoch}, step {first + 1}: "
+                         "diverged")
+    return stacked.tolist()
+
+
 def _draw_seed() -> int:
     """One ``int64`` draw from the global torch RNG, as DataLoader and RandomSampler do."""
     import torch
@@ -159,36 +179,47 @@ def last_step_logits(out: Any) -> Any:
 
 
 def _evaluate(model, x, y, n_classes: int, batch_size: int, device) -> tuple[float, float]:
-    """(mean of per-batch mean CE, accuracy) over unshuffled batches — the reference's figures."""
+    """(mean of per-batch mean CE, accuracy) over unshuffled batches — the reference's figures.
+
+    ``x``/``y`` may live on ``device`` already (moved once per fit); batches are sliced and one-hot
+    encoded there, and the host reads the results once, at the end (no sync per batch).
+    """
     import torch
     import torch.nn.functional as F
 
     _draw_seed()  # an unshuffled DataLoader still draws its _base_seed per iteration
     model.eval()
-    losses, correct = [], 0
+    x, y = x.to(device), y.to(device)
+    losses, correct = [], []
     with torch.no_grad():
         for start in range(0, len(y), batch_size):
-            xb = F.one_hot(x[start:start + batch_size], n_classes).float().to(device)
-            yb = y[start:start + batch_size].to(device)
+            xb = F.one_hot(x[start:start + batch_size], n_classes).float()
+            yb = y[start:start + batch_size]
             logits = last_step_logits(model(xb))
-            losses.append(F.cross_entropy(logits, yb).item())
-            correct += int((logits.argmax(dim=-1) == yb).sum().item())
-    return sum(losses) / max(1, len(losses)), correct / max(1, len(y))
+            losses.append(F.cross_entropy(logits, yb))
+            correct.append((logits.argmax(dim=-1) == yb).sum())
+    if not losses:
+        return 0.0, 0.0
+    values = torch.stack(losses).tolist()  # python floats of the float32 losses, as .item() gives
+    return sum(values) / len(values), int(torch.stack(correct).sum().item()) / len(y)
 
 
 def rollout(model, context: str, horizon: int, alphabet: str, window: int, device) -> str:
-    """Greedy closed-loop forecast of ``horizon`` symbols from ``context`` (ties: lowest index)."""
+    """Greedy closed-loop forecast of ``horizon`` symbols from ``context`` (ties: lowest index).
+
+    The symbol ids stay on ``device``; the host reads the forecast once, at the end.
+    """
     import torch
     import torch.nn.functional as F
 
     lookup = {a: i for i, a in enumerate(alphabet)}
-    ids = [lookup[s] for s in context]
+    ids = torch.tensor([lookup[s] for s in context], dtype=torch.long, device=device)
     model.eval()
     with torch.no_grad():
         for _ in range(horizon):
-            x = F.one_hot(torch.tensor([ids[-window:]], device=device), len(alphabet)).float()
-            ids.append(int(last_step_logits(model(x)).argmax(dim=-1).item()))
-    return "".join(alphabet[i] for i in ids[len(context):])
+            x = F.one_hot(ids[-window:][None], len(alphabet)).float()
+            ids = torch.cat([ids, last_step_logits(model(x)).argmax(dim=-1)])
+    return "".join(alphabet[i] for i in ids[len(context):].tolist())
 
 
 def fit_rote(
@@ -223,28 +254,29 @@ def fit_rote(
         opt_cls = torch.optim.AdamW if protocol.optimizer == "AdamW" else torch.optim.Adam
         optimizer = opt_cls(model.parameters(), lr=protocol.learning_rate, weight_decay=protocol.weight_decay)
         scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=protocol.lr_step_size, gamma=protocol.lr_gamma)
-        x_train = F.one_hot(data.x_train, n).float().to(device)
+        x_train = F.one_hot(data.x_train.to(device), n).float()  # the run's data moves to the device once
         y_train = data.y_train.to(device)
-        start = time.perf_counter()
+        x_valid, y_valid = data.x_valid.to(device), data.y_valid.to(device)
+        x_test, y_test = data.x_test.to(device), data.y_test.to(device)
+        start = now(device)
         best, best_state, best_epoch, bad = math.inf, None, 0, 0
         history: list[tuple[float, float, float]] = []
         stop_reason, epoch = "max_epochs", 0
         for epoch in range(1, protocol.max_epochs + 1):
             model.train()
             order = epoch_order(len(y_train)).to(device)
-            train_losses = []
+            step_losses = []
             for s in range(0, len(order), protocol.batch_size):
                 idx = order[s:s + protocol.batch_size]
                 optimizer.zero_grad(set_to_none=True)
                 loss = F.cross_entropy(last_step_logits(model(x_train[idx])), y_train[idx])
-                if not torch.isfinite(loss):
-                    raise ValueError(f"training loss is not finite ({loss.item()}) at epoch {epoch}: diverged")
                 loss.backward()
                 optimizer.step()
-                train_losses.append(loss.item())
+                step_losses.append(loss.detach())
+            train_losses = finite_losses(step_losses, epoch)  # one host read per epoch, not per step
             lr = optimizer.param_groups[0]["lr"]
             scheduler.step()
-            valid_loss, _ = _evaluate(model, data.x_valid, data.y_valid, n, protocol.batch_size, device)
+            valid_loss, _ = _evaluate(model, x_valid, y_valid, n, protocol.batch_size, device)
             history.append((sum(train_losses) / len(train_losses), valid_loss, lr))
             if on_epoch is not None:
                 on_epoch(epoch, valid_loss)
@@ -261,9 +293,9 @@ def fit_rote(
                 break
         if best_state is not None:
             model.load_state_dict(best_state)
-        test_loss, test_accuracy = _evaluate(model, data.x_test, data.y_test, n, protocol.batch_size, device)
+        test_loss, test_accuracy = _evaluate(model, x_test, y_test, n, protocol.batch_size, device)
         forecast = rollout(model, data.context, len(data.target), data.alphabet, data.window, device)
-        train_time = time.perf_counter() - start
+        train_time = now(device) - start
     metrics = {"test_loss": test_loss, "test_accuracy": test_accuracy, "valid_loss_best": best,
                "exact": float(forecast == data.target)}
     for name, fn in metric_fns.items():

@@ -16,6 +16,7 @@ from rote_hf.results.provenance import git_commit, package_version, utc_timestam
 from rote_hf.results.schema import ResultRow
 from rote_hf.suites import get_suite
 from rote_hf.suites.base import RunSpec
+from rote_hf.train.device import DeviceFailure, device_label, is_sticky_device_error
 
 
 def model_builder(model: Mapping[str, Any], input_size: int, output_size: int) -> Callable[[], Any]:
@@ -61,7 +62,7 @@ def failed_row(spec: RunSpec, exc: BaseException, device: Any = "cpu") -> Result
     return ResultRow(
         run_id=spec.run_id, suite=spec.suite, task=spec.task, task_params=dict(spec.task_params),
         run=spec.run, protocol=unit.protocol_name, settings=dict(spec.protocol), status="failed",
-        error=f"{type(exc).__name__}: {exc}\n{tb}", device=str(device), model=spec.model["name"],
+        error=f"{type(exc).__name__}: {exc}\n{tb}", device=device_label(device), model=spec.model["name"],
         model_config={k: v for k, v in spec.model.items() if k != "name"},
         budget=unit.budget(spec.model), **provenance(spec, ""),
     )
@@ -69,11 +70,15 @@ def failed_row(spec: RunSpec, exc: BaseException, device: Any = "cpu") -> Result
 
 def execute(spec: RunSpec, device: Any = "cpu", executor: Callable[..., ResultRow] | None = None) -> ResultRow:
     """Run ``spec`` (with ``executor`` or its suite's); any exception (divergence, a missing
-    package, bad data) becomes a failed row."""
+    package, bad data, CUDA out-of-memory) becomes a failed row, except a sticky CUDA error, which
+    raises :class:`DeviceFailure`: the device is unusable, so this run (and any later one here)
+    was never really tried."""
     try:
         fn = executor or get_suite(spec.suite).execute
         return fn(spec, device)
     except Exception as exc:  # noqa: BLE001 — a failed run must be recorded, not crash the sweep
+        if is_sticky_device_error(exc):
+            raise DeviceFailure(f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}") from exc
         return failed_row(spec, exc, device)
 
 

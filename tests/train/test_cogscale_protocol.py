@@ -79,14 +79,14 @@ class RidgeReadout(nn.Module):
         self.register_buffer("w_in", torch.randn(inp, units))
         self.readout = nn.Linear(units, out)
 
-    def features(self, x):
+    def states(self, x):
         return torch.tanh(torch.cumsum(x @ self.w_in, dim=1) * 0.3)
 
     def forward(self, x):
-        return self.readout(self.features(x))
+        return self.readout(self.states(x))
 
-    def fit_readout(self, x, y, mask=None, ridge=1e-6):
-        h, t = self.features(x)[mask], y[mask]
+    def fit_readout(self, x, y, mask=None, ridge=1e-6, *, states=None):
+        h, t = (self.states(x) if states is None else states)[mask], y[mask]
         h1 = torch.cat([h, torch.ones(len(h), 1)], 1)
         w = torch.linalg.solve(h1.T @ h1 + ridge * torch.eye(h1.shape[1]), h1.T @ t)
         with torch.no_grad():
@@ -142,3 +142,53 @@ def test_esn_random_search_is_seeded_and_chosen_on_validation():
     assert all(0.01 <= d["input_scaling"] <= 10.0 for _, d in fit.history[1:])
     with pytest.raises(ValueError, match="trials must be an integer >= 1"):
         search_esn(build_for, data, trials=0)
+
+
+def _esn_per_ridge_reference(build, data, seed):
+    """fit_esn as it was before the states were cached: reservoir states recomputed for every ridge."""
+    import math
+
+    from rote_hf.train.cogscale import RIDGE_GRID, _final_scores
+
+    torch.manual_seed(seed)
+    model = build()
+    X = torch.as_tensor(data.X_train, dtype=torch.float32)
+    Y = torch.as_tensor(data.Y_train, dtype=torch.float32)
+    mask = torch.zeros(X.shape[:2], dtype=torch.bool)
+    mask[torch.arange(X.shape[0])[:, None], torch.as_tensor(data.T_train)] = True
+    best, best_ridge, best_state, history = math.inf, None, None, []
+    for ridge in RIDGE_GRID:
+        model.fit_readout(X, Y, mask=mask, ridge=ridge)
+        score = score_steps(gather_steps(data.Y_valid, data.T_valid),
+                            gather_steps(predict(model, data.X_valid, 10, "cpu"), data.T_valid), data.category)
+        history.append((ridge, score))
+        if score < best:
+            best, best_ridge = score, ridge
+            best_state = {k: v.clone() for k, v in model.state_dict().items()}
+    model.load_state_dict(best_state)
+    return {**_final_scores(model, data, 10, "cpu", best), "ridge": best_ridge}, history
+
+
+@pytest.mark.parametrize("category", ["regression", "classification"])
+def test_esn_states_computed_once_per_trial_with_identical_results(category):
+    """Issue 16.11: the zoo ESN's reservoir states are computed once per fit (train and validation),
+    not once per ridge value, and every number equals the per-ridge recomputation bit for bit."""
+    pytest.importorskip("reservoirpy")
+    from rote_hf.zoo import build_model
+
+    data = task(category)
+    calls = []
+
+    def build():
+        model = build_model("esn", input_size=3, output_size=3, units=30, reservoir_seed=3)
+        inner = model.states
+        model.states = lambda x: (calls.append(len(x)), inner(x))[1]  # count the reservoir passes
+        return model
+
+    _, fit = fit_esn(build, data, seed=1)
+    # train once (40 sequences), validation once (10), then the final test in chunks of 10 (20); none per ridge
+    assert calls == [40, 10, 10, 10] and len(fit.history) == 9
+    calls.clear()
+    metrics, history = _esn_per_ridge_reference(build, data, seed=1)
+    assert len(calls) == 9 * (1 + 1) + 2  # the old way: 9 x (train + validation) + 2 test chunks
+    assert fit.history == history and fit.metrics == metrics  # identical, not approximately

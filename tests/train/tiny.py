@@ -54,3 +54,23 @@ def windows_data(seed: str, sequence_length: int, window: int, horizon: int):
     return RoteData(alphabet="".join(d["symbols"]), x_train=d["X_train"].argmax(-1), y_train=d["y_train"],
                     x_valid=d["X_valid"].argmax(-1), y_valid=d["y_valid"], x_test=d["X_test"].argmax(-1),
                     y_test=d["y_test"], context=d["initial_context"], target=d["target"], fingerprint="test")
+
+
+def logged_gru(*, input_size: int, output_size: int, units: int = 8, sleep: float = 0.0) -> nn.Module:
+    """``tiny_gru`` that appends this process's id to ``$ROTE_TEST_BUILD_LOG`` (one line per fit, so a
+    test can count how often each process trained) and sleeps ``sleep`` seconds (a slow fit)."""
+    import os
+    import time
+
+    log = os.environ.get("ROTE_TEST_BUILD_LOG")
+    if log:
+        with open(log, "a") as fh:  # O_APPEND: concurrent short lines do not interleave
+            fh.write(f"{os.getpid()}\n")
+    time.sleep(sleep)
+    return TinyGRU(input_size, output_size, units)
+
+
+def cuda_fault(*, input_size: int, output_size: int) -> nn.Module:
+    """Raises what a sticky CUDA fault raises (the device is unusable afterwards)."""
+    raise RuntimeError("CUDA error: an illegal memory access was encountered\nCUDA kernel errors might be "
+                       "asynchronously reported at some other API call")

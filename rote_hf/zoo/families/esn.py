@@ -77,14 +77,16 @@ class EchoStateNetwork(nn.Module):
 
     @torch.no_grad()
     def fit_readout(self, x: torch.Tensor, y: torch.Tensor, mask: torch.Tensor | None = None,
-                    ridge: float = 1e-6) -> None:
+                    ridge: float = 1e-6, *, states: torch.Tensor | None = None) -> None:
         """Closed-form ridge readout on the steps where ``mask`` (batch, time) is True (all if None).
 
         x: (batch, time, in); y: (batch, time, out). Centred least squares; the bias is not penalised.
+        ``states``: ``self.states(x)`` computed beforehand (the reservoir is fixed, so a ridge grid
+        needs them once); ``x`` is then not read.
         """
         if ridge < 0:
             raise ValueError(f"ridge must be >= 0, got {ridge}")
-        s = self.states(x).double()
+        s = (self.states(x) if states is None else states).double()
         if mask is None:
             mask = torch.ones(s.shape[:2], dtype=torch.bool, device=s.device)
         feats, targets = s[mask], y.double()[mask]

@@ -3,9 +3,14 @@
 
 Library defaults otherwise: softmax kernel with ``nb_features = int(dh * ln dh)`` random features,
 qkv bias, pre-LN, GELU FF of ``ff_mult * d``, no dropout. The random features are drawn at
-construction (a buffer, not a parameter) and never redrawn (``auto_check_redraw=False``). Without
-the CUDA ``fast_transformers`` kernel the library's causal path is a slow O(T d^2) memory
-prefix-sum; it is what runs on CPU (said once per process with a RuntimeWarning, never silently).
+construction (a buffer, not a parameter) and never redrawn (``auto_check_redraw=False``).
+
+Which causal path runs: the library uses EPFL's causal-product kernel only when the compiled
+extension ``fast_transformers.causal_product.causal_product_cuda`` imports (the package
+``fast_transformers`` alone is not enough); otherwise it runs ``causal_linear_attention_noncuda``,
+a prefix sum in a Python loop over ``t.chunk(128)`` pieces (one piece per step for T <= 128: 100
+iterations per layer at ROTE's w = 100). :func:`causal_path` says which, ``model.attention_path``
+records it, and the fallback is announced once per process with a RuntimeWarning.
 
 Causality: the library stabilises the key features with their max over the whole sequence, so
 step t depends slightly on later keys (see ``_bounded_key_features``). ``key_stabilizer="bound"``
@@ -18,7 +23,7 @@ exact where ROTE reads (the last step, which has no future), but not causal per 
 from __future__ import annotations
 
 import contextlib
-import importlib.util
+import importlib
 import io
 import warnings
 
@@ -29,18 +34,34 @@ from ..layers import SinusoidalPositions, optional_import, rote_num_heads
 from ..spec import register
 
 _WARNED = False
+KERNEL_MODULE = "fast_transformers.causal_product.causal_product_cuda"
+KERNEL_PATH = "fast_transformers causal-product kernel"
+FALLBACK_PATH = "pure-torch prefix sum (performer-pytorch causal_linear_attention_noncuda, a Python loop over time)"
 
 
-def _say_once_no_kernel() -> None:
+def causal_path() -> str:
+    """Which causal attention performer-pytorch runs here: :data:`KERNEL_PATH` when the compiled
+    ``fast_transformers.causal_product.causal_product_cuda`` imports (the library's own test),
+    else :data:`FALLBACK_PATH`."""
+    try:
+        importlib.import_module(KERNEL_MODULE)
+    except ImportError:
+        return FALLBACK_PATH
+    return KERNEL_PATH
+
+
+def _say_once_no_kernel() -> str:
     global _WARNED
-    if not _WARNED and importlib.util.find_spec("fast_transformers") is None:
+    path = causal_path()
+    if not _WARNED and path == FALLBACK_PATH:
         _WARNED = True
         warnings.warn(
-            "performer: CUDA kernel `fast_transformers` not installed; using the library's pure-torch "
-            "causal path (slower, more memory)",
+            f"performer: `{KERNEL_MODULE}` does not import; the causal attention runs the library's "
+            "pure-torch prefix sum (a Python loop over time: slower, more memory)",
             RuntimeWarning,
             stacklevel=3,
         )
+    return path
 
 
 def _bounded_key_features(k: torch.Tensor, projection: torch.Tensor, eps: float = 1e-4) -> torch.Tensor:
@@ -86,7 +107,7 @@ class PerformerModel(nn.Module):
                  dim_head: int | None, ff_mult: int, nb_features: int | None, key_stabilizer: str):
         super().__init__()
         performer = optional_import("performer_pytorch", "Performer", family="performer")
-        _say_once_no_kernel()
+        self.attention_path = _say_once_no_kernel()
         heads = rote_num_heads(d_model) if nhead is None else nhead
         self.input_proj = nn.Linear(input_size, d_model)
         self.positions = SinusoidalPositions(d_model)

@@ -4,18 +4,49 @@ norm) -> ``LayerNorm`` -> ``Linear`` per step.
 
 Library defaults: mLSTM 4 heads, projection factor 2, conv 4, qkv block 4; sLSTM 4 heads with a gated
 FFN of factor 1.3 whose up-dimension is rounded UP to a multiple of 64 (which is why CogScale's
-"1k" xLSTM has about 4.4k parameters). The sLSTM uses the pure-torch ``vanilla`` backend (the library
-default "cuda" needs a compiler and a GPU). The mLSTM causal mask is a (context, context) buffer;
+"1k" xLSTM has about 4.4k parameters). The mLSTM causal mask is a (context, context) buffer;
 it is grown on demand, so any length works.
+
+sLSTM backend (``slstm_backend``): ``"auto"`` (default) picks the library's ``"cuda"`` kernel when
+CUDA is available and a CUDA compiler is found (``nvcc`` on the PATH or under ``$CUDA_HOME``; the
+kernel is compiled with ``torch.utils.cpp_extension`` on first use), else the pure-torch
+``"vanilla"`` loop, which syncs with the host once per time step on a GPU. Numerics differ: the
+CUDA kernel keeps its recurrent and input weights, gates and states in **bfloat16** (the
+library's default ``dtype="bfloat16"``; biases and accumulation in float32), as CogScale's own GPU
+runs did; ``vanilla`` computes in float32. Pass ``slstm_backend: vanilla`` for float32 on a GPU, or
+to train on the CPU of a machine that has a GPU. ``model.slstm_backend`` records the choice; with
+``"auto"``, a kernel that fails to compile falls back to ``"vanilla"`` with a RuntimeWarning.
 """
 
 from __future__ import annotations
+
+import os
+import shutil
+import warnings
+from pathlib import Path
 
 import torch
 from torch import nn
 
 from ..layers import optional_import
 from ..spec import register
+
+
+SLSTM_BACKENDS = ("auto", "cuda", "vanilla")
+
+
+def resolve_slstm_backend(backend: str, *, cuda: bool | None = None, compiler: bool | None = None) -> str:
+    """``"auto"`` -> ``"cuda"`` when CUDA and a CUDA compiler are present, else ``"vanilla"``."""
+    if backend not in SLSTM_BACKENDS:
+        raise ValueError(f"slstm_backend must be one of {SLSTM_BACKENDS}, got {backend!r}")
+    if backend != "auto":
+        return backend
+    if cuda is None:
+        cuda = torch.cuda.is_available()
+    if compiler is None:
+        home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
+        compiler = shutil.which("nvcc") is not None or bool(home and (Path(home) / "bin" / "nvcc").exists())
+    return "cuda" if cuda and compiler else "vanilla"
 
 
 def _stack(d_model: int, num_blocks: int, slstm_at: tuple[int, ...], context_length: int, backend: str):
@@ -40,7 +71,17 @@ class XLSTMModel(nn.Module):
                  slstm_at: tuple[int, ...], context_length: int, slstm_backend: str):
         super().__init__()
         self.encoder = nn.Linear(input_size, d_model)
-        self.stack = _stack(d_model, num_blocks, tuple(slstm_at), context_length, slstm_backend)
+        self.slstm_backend = resolve_slstm_backend(slstm_backend)
+        try:
+            self.stack = _stack(d_model, num_blocks, tuple(slstm_at), context_length, self.slstm_backend)
+        except Exception as exc:  # noqa: BLE001 — "auto" must never be worse than vanilla
+            if slstm_backend != "auto" or self.slstm_backend == "vanilla":
+                raise
+            warnings.warn(f"xlstm: the CUDA sLSTM kernel could not be built ({type(exc).__name__}: "
+                          f"{str(exc).splitlines()[0] if str(exc) else ''}); using the vanilla backend",
+                          RuntimeWarning, stacklevel=2)
+            self.slstm_backend = "vanilla"
+            self.stack = _stack(d_model, num_blocks, tuple(slstm_at), context_length, "vanilla")
         self.norm = nn.LayerNorm(d_model)
         self.decoder = nn.Linear(d_model, output_size)
 
@@ -64,7 +105,7 @@ class XLSTMModel(nn.Module):
         return self.decoder(self.norm(torch.cat(outs, dim=1)))
 
 
-_XLSTM_ARCH = {"num_blocks": 2, "slstm_at": (1,), "context_length": 256, "slstm_backend": "vanilla"}
+_XLSTM_ARCH = {"num_blocks": 2, "slstm_at": (1,), "context_length": 256, "slstm_backend": "auto"}
 
 
 @register(
