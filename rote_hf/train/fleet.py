@@ -1,0 +1,340 @@
+"""Fleet training: K independent fits of one architecture and one data shape as one computation.
+
+Member k of a fleet is the fit :func:`~rote_hf.train.cogscale.fit_cogscale` (or
+:func:`~rote_hf.train.rote.fit_rote`) would make with member k's settings, computed together
+with the others through stacked parameters (:mod:`rote_hf.zoo.fleet`). What each member keeps
+of its own, exactly as in the one-run path:
+
+- its seed: the model is built right after ``torch.manual_seed(seed)`` inside ``fork_rng``, and
+  the global RNG state left after the build becomes the member's own ``torch.Generator``, from
+  which its shuffle orders (the same draws as ``_epoch_order``) and its dropout masks come, in
+  the one-run order; so initial weights, batch orders and masks are bit-identical;
+- its learning rate and Adam state (:func:`adam_step`: ``torch.optim.Adam``'s single-tensor
+  arithmetic, operation for operation, with one learning rate per member);
+- early stopping, best-weight restore and (multi-label) threshold tuning; a stopped member
+  leaves the fleet (its tensors are dropped from the stacks) while the others go on;
+- divergence: a non-finite training loss marks that member failed (checked once per epoch, so
+  no host sync per step); the others are untouched, because no operation mixes members.
+
+Equality with the one-run path is to float rounding: batched matrix products sum in another
+order (differences ~1e-7 per step), so rare chaotic fits can drift; benchmarks/fleet_equality.md
+measures the agreement. Final test scores are computed by the one-run code on the member's own
+module, so restore, threshold tuning and scoring are literally the same functions.
+
+Families without a fleet forward (:func:`rote_hf.zoo.fleet.fleet_forward` returns ``None``) are
+fitted one at a time by the one-run path.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+from rote_hf.train.cogscale import CogScaleData, CogScaleFit, CogScaleProtocol, fit_cogscale
+
+#: ``--fleet`` default: the most members trained together (the 5 LRs x 10 seeds of one cell fit in 4 fleets).
+DEFAULT_FLEET_SIZE = 16
+
+@dataclass(frozen=True)
+class CogScaleMember:
+    """One fit of a CogScale fleet: its data, its protocol (learning rate may differ) and its seed."""
+
+    data: CogScaleData
+    protocol: CogScaleProtocol
+    seed: int
+
+
+def _member_generator(seed: int, build_model: Callable[[], Any], device) -> tuple[Any, Any]:
+    """Build member ``seed``'s model exactly as the one-run path does; return (model, its RNG)."""
+    import torch
+
+    with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
+        torch.manual_seed(seed)
+        model = build_model().to(device)
+        gen = torch.Generator()
+        gen.set_state(torch.get_rng_state())  # what the global RNG holds when training starts
+    return model, gen
+
+
+def _dropout_generator(seed: int, cpu_gen, device):
+    """Where member dropout masks come from: the CPU stream itself, or a CUDA stream seeded like ``manual_seed``."""
+    import torch
+
+    if device.type == "cpu":
+        return cpu_gen
+    gen = torch.Generator(device=device)
+    gen.manual_seed(seed)
+    return gen
+
+
+def _draw_seed(gen) -> int:
+    import torch
+
+    return int(torch.empty((), dtype=torch.int64).random_(generator=gen).item())
+
+
+def epoch_order(n: int, gen):
+    """``_epoch_order`` drawn from ``gen`` instead of the global RNG (same draws, same permutation)."""
+    import torch
+
+    _draw_seed(gen)  # the loader iterator's _base_seed
+    perm_gen = torch.Generator()
+    perm_gen.manual_seed(_draw_seed(gen))
+    return torch.randperm(n, generator=perm_gen)
+
+
+class StackedAdam:
+    """``torch.optim.Adam``/``AdamW`` (single-tensor path, default betas/eps) over stacked parameters.
+
+    ``lr`` (K,) float64 learning rates; every active member has taken the same number of
+    steps (members only leave), so the bias corrections are shared scalars.
+    """
+
+    def __init__(self, params: dict[str, Any], lr: Sequence[float], *, weight_decay: float = 0.0,
+                 decoupled: bool = False, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8):
+        import torch
+
+        self.params = params
+        self.lr = [float(v) for v in lr]
+        self.weight_decay, self.decoupled = float(weight_decay), decoupled
+        self.beta1, self.beta2, self.eps = betas[0], betas[1], eps
+        self.exp_avg = {k: torch.zeros_like(v) for k, v in params.items()}
+        self.exp_avg_sq = {k: torch.zeros_like(v) for k, v in params.items()}
+        self.steps = 0
+
+    def select(self, keep: Sequence[int], params: dict[str, Any]) -> None:
+        """Keep members ``keep`` (indices into the current stack); ``params`` are the re-stacked parameters."""
+        import torch
+
+        index = torch.as_tensor(list(keep), dtype=torch.long, device=next(iter(params.values())).device)
+        self.params = params
+        self.lr = [self.lr[i] for i in keep]
+        self.exp_avg = {k: v.index_select(0, index) for k, v in self.exp_avg.items()}
+        self.exp_avg_sq = {k: v.index_select(0, index) for k, v in self.exp_avg_sq.items()}
+
+    def _per_member(self, values: Sequence[float], like) -> Any:
+        import torch
+
+        # python float -> float32 as the kernels cast their scalar argument
+        return torch.tensor(values, dtype=like.dtype, device=like.device).reshape((-1,) + (1,) * (like.dim() - 1))
+
+    def step(self, grads: dict[str, Any]) -> None:
+        import torch
+
+        self.steps += 1
+        step = float(self.steps)
+        bias_correction1 = 1 - self.beta1 ** step
+        bias_correction2 = 1 - self.beta2 ** step
+        bias_correction2_sqrt = bias_correction2 ** 0.5
+        with torch.no_grad():
+            for name, param in self.params.items():
+                grad = grads[name]
+                if self.weight_decay != 0:
+                    if self.decoupled:
+                        param.mul_(self._per_member([1 - lr * self.weight_decay for lr in self.lr], param))
+                    else:
+                        grad = grad.add(param, alpha=self.weight_decay)
+                exp_avg, exp_avg_sq = self.exp_avg[name], self.exp_avg_sq[name]
+                exp_avg.lerp_(grad, 1 - self.beta1)
+                exp_avg_sq.mul_(self.beta2).addcmul_(grad, grad, value=1 - self.beta2)
+                denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(self.eps)
+                # param.addcdiv_(exp_avg, denom, value=-step_size) computes param + (value * exp_avg) / denom
+                neg_step = self._per_member([-(lr / bias_correction1) for lr in self.lr], param)
+                param.add_(neg_step * exp_avg / denom)
+
+
+def stack_members(models: Sequence[Any]) -> dict[str, Any]:
+    """Stacked trainable copies of the members' parameters and buffers: name -> (K, ...)."""
+    import torch
+
+    names = list(models[0].state_dict())
+    return {n: torch.stack([m.state_dict()[n].detach() for m in models]).requires_grad_(
+        bool(torch.is_floating_point(models[0].state_dict()[n]))) for n in names}
+
+
+def _restack(params: dict[str, Any], keep: Sequence[int]) -> dict[str, Any]:
+    import torch
+
+    index = torch.as_tensor(list(keep), dtype=torch.long, device=next(iter(params.values())).device)
+    return {n: p.detach().index_select(0, index).requires_grad_(p.requires_grad) for n, p in params.items()}
+
+
+def _member_state(params: dict[str, Any], k: int) -> dict[str, Any]:
+    return {n: p[k].detach().cpu().clone() for n, p in params.items()}
+
+
+def _masked_losses(preds, targets, steps, category: str):
+    """Per-member mean losses on the T steps: preds/targets (K, B, time, O), steps (K, B, n_pred) -> (K,)."""
+    import torch
+    import torch.nn.functional as F
+
+    k, _, _, out = preds.shape
+    index = steps.unsqueeze(-1).expand(*steps.shape, out)
+    p, t = preds.gather(2, index), targets.gather(2, index)  # (K, B, n_pred, O)
+    if category == "classification":
+        loss = F.cross_entropy(p.reshape(-1, out), t.argmax(-1).reshape(-1), reduction="none")
+    elif category == "multi_classification":
+        loss = F.binary_cross_entropy_with_logits(p, t, reduction="none")
+    else:
+        loss = F.mse_loss(p, t, reduction="none")
+    return loss.reshape(k, -1).mean(1)
+
+
+def _fleet_predict(forward, params, X, chunk: int):
+    """Eval-mode outputs of every member on its own X (K, N, time, in), in chunks -> float64 numpy (K, N, time, O)."""
+    import numpy as np
+    import torch
+
+    with torch.no_grad():
+        outs = [forward(params, X[:, s:s + chunk], None).double().cpu().numpy() for s in range(0, X.shape[1], chunk)]
+    return np.concatenate(outs, axis=1)
+
+
+def fit_cogscale_fleet(build_model: Callable[[], Any], members: Sequence[CogScaleMember], *,
+                       device: Any = "cpu") -> list[Any]:
+    """Fit every member under the CogScale protocol as one fleet; one outcome per member, in order.
+
+    All members share ``build_model`` (one architecture) and data shapes, category,
+    batch size, eval chunk, patience and max epochs; seeds, data values and learning rates may
+    differ. An outcome is ``(model, CogScaleFit)`` with the best weights restored, or the
+    ``ValueError`` the one-run path raises when the member's training loss is not finite.
+    """
+    import numpy as np
+    import torch
+
+    from rote_hf.train.cogscale import _final_scores, gather_steps, score_steps
+    from rote_hf.zoo.fleet import MemberDropout, fleet_forward
+
+    if not members:
+        return []
+    device = torch.device(device)
+    _check_shared(members)
+    built = [_member_generator(m.seed, build_model, device) for m in members]
+    forward = fleet_forward(built[0][0])
+    if forward is None:  # no batched twin for this family: the one-run path, one member at a time
+        return [_one_run(build_model, m, device) for m in members]
+    first, cat = members[0].protocol, members[0].data.category
+    models = [b[0] for b in built]
+    gens = [b[1] for b in built]
+    drop_gens = [_dropout_generator(m.seed, g, device) for m, g in zip(members, gens)]
+    params = stack_members(models)
+    trainable = {n: p for n, p in params.items() if p.requires_grad}
+    opt = StackedAdam(trainable, [m.protocol.learning_rate for m in members])
+
+    def stack(name, dtype):
+        return torch.stack([torch.as_tensor(np.asarray(getattr(m.data, name)), dtype=dtype) for m in members]).to(device)
+
+    X, Y, T = stack("X_train", torch.float32), stack("Y_train", torch.float32), stack("T_train", torch.long)
+    Xv = stack("X_valid", torch.float32)
+    y_valid = [gather_steps(m.data.Y_valid, m.data.T_valid) for m in members]
+    n_train = X.shape[1]
+    K = len(members)
+    active = list(range(K))  # member ids still training, in stack order
+    best = [math.inf] * K
+    best_state: list[dict | None] = [None] * K
+    best_epoch, bad, epochs = [0] * K, [0] * K, [0] * K
+    history: list[list[tuple[float, float]]] = [[] for _ in range(K)]
+    final_state: list[dict | None] = [None] * K
+    failed: list[Exception | None] = [None] * K
+    member_time = [0.0] * K
+    for epoch in range(1, first.max_epochs + 1):
+        t0 = time.perf_counter()
+        orders = torch.stack([epoch_order(n_train, gens[i]) for i in active]).to(device)  # (K, N)
+        rows = torch.arange(len(active), device=device)[:, None]
+        dropout = MemberDropout([drop_gens[i] for i in active])
+        loss_sum = torch.zeros(len(active), dtype=torch.float64, device=device)
+        first_bad = torch.full((len(active),), math.nan, dtype=torch.float64, device=device)
+        seen_bad = torch.zeros(len(active), dtype=torch.bool, device=device)
+        n_batches = 0
+        for s in range(0, n_train, first.batch_size):
+            idx = orders[:, s:s + first.batch_size]
+            losses = _masked_losses(forward(params, X[rows, idx], dropout), Y[rows, idx], T[rows, idx], cat)
+            grads = torch.autograd.grad(losses.sum(), list(trainable.values()))
+            opt.step(dict(zip(trainable, grads)))
+            detached = losses.detach().double()
+            finite = torch.isfinite(detached)
+            first_bad = torch.where(~finite & ~seen_bad, detached, first_bad)
+            seen_bad |= ~finite
+            loss_sum += detached
+            n_batches += 1
+        # one host sync per epoch: divergence, then validation
+        seen = seen_bad.cpu().tolist()
+        bad_values = first_bad.cpu().tolist()
+        mean_losses = (loss_sum / n_batches).cpu().tolist()
+        preds = _fleet_predict(forward, params, Xv, first.eval_chunk)
+        leaving: list[int] = []
+        for pos, i in enumerate(active):
+            epochs[i] = epoch
+            if seen[pos]:
+                failed[i] = ValueError(f"training loss is not finite ({bad_values[pos]}) at epoch {epoch}: diverged")
+                leaving.append(pos)
+                continue
+            val = score_steps(y_valid[i], gather_steps(preds[pos], members[i].data.T_valid), cat)
+            history[i].append((mean_losses[pos], val))
+            if val < best[i]:
+                best[i], best_epoch[i], bad[i] = val, epoch, 0
+                best_state[i] = _member_state(params, pos)
+            else:
+                bad[i] += 1
+            if (first.patience > 0 and bad[i] >= first.patience) or epoch == first.max_epochs:
+                final_state[i] = _member_state(params, pos)
+                leaving.append(pos)
+        share = (time.perf_counter() - t0) / len(active)
+        for i in active:
+            member_time[i] += share
+        if leaving:
+            keep = [pos for pos in range(len(active)) if pos not in set(leaving)]
+            active = [active[pos] for pos in keep]
+            if not active:
+                break
+            params = _restack(params, keep)
+            trainable = {n: p for n, p in params.items() if p.requires_grad}
+            opt.select(keep, trainable)
+            index = torch.as_tensor(keep, dtype=torch.long, device=device)
+            X, Y, T, Xv = (a.index_select(0, index) for a in (X, Y, T, Xv))
+    outcomes: list[Any] = []
+    for i, (member, model) in enumerate(zip(members, models)):
+        if failed[i] is not None:
+            outcomes.append(failed[i])
+            continue
+        t0 = time.perf_counter()
+        restore = member.protocol.patience > 0 and best_state[i] is not None
+        model.load_state_dict(best_state[i] if restore else final_state[i])
+        metrics = _final_scores(model, member.data, member.protocol.eval_chunk, device, best[i])
+        member_time[i] += time.perf_counter() - t0
+        outcomes.append((model, CogScaleFit(metrics=metrics, epochs=epochs[i], best_epoch=best_epoch[i],
+                                            train_time_s=member_time[i], history=history[i])))
+    return outcomes
+
+
+def _one_run(build_model, member: CogScaleMember, device) -> Any:
+    try:
+        return fit_cogscale(build_model, member.data, member.protocol, seed=member.seed, device=device)
+    except ValueError as exc:
+        return exc
+
+
+def _check_shared(members: Sequence[CogScaleMember]) -> None:
+    """Members must agree on everything but seed, data values and learning rate (``ValueError`` otherwise)."""
+    first = members[0]
+    for m in members:
+        if not isinstance(m, CogScaleMember):
+            raise TypeError(f"members must be CogScaleMember, got {type(m).__name__}")
+        for name in ("batch_size", "max_epochs", "patience", "eval_chunk"):
+            if getattr(m.protocol, name) != getattr(first.protocol, name):
+                raise ValueError(f"members must share protocol.{name}; got {getattr(m.protocol, name)!r} and "
+                                 f"{getattr(first.protocol, name)!r}")
+        if m.data.category != first.data.category or data_shapes(m.data) != data_shapes(first.data):
+            raise ValueError("members must share the data category and array shapes")
+
+
+def data_shapes(data: Any) -> tuple:
+    """The array shapes of a :class:`CogScaleData` or :class:`~rote_hf.train.rote.RoteData` (the fleet key's data part)."""
+    import numpy as np
+
+    names = [n for n in ("X_train", "Y_train", "T_train", "X_valid", "Y_valid", "T_valid", "X_test", "Y_test",
+                         "T_test", "x_train", "y_train", "x_valid", "y_valid", "x_test", "y_test") if hasattr(data, n)]
+    extra = (getattr(data, "category", None), len(getattr(data, "alphabet", "")))
+    return tuple(tuple(np.shape(getattr(data, n))) for n in names) + extra
