@@ -30,6 +30,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="expected number of processes; the run stops if the launch gave another "
                              "(default: $WORLD_SIZE when set)")
     parser.add_argument("--retry-failed", action="store_true", help="re-run runs stored as failed")
+    parser.add_argument("--fleet", default=None, metavar="K",
+                        help="most runs trained together as one fleet (same architecture and shapes; each "
+                             "member equals its one-run fit); 1 = one run at a time (default: 16)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--no-table", action="store_true", help="do not print the summary table at the end")
     args = parser.parse_args(argv)
@@ -37,6 +40,13 @@ def main(argv: list[str] | None = None) -> int:
 
     from rote_hf.results import load
     from rote_hf.train import SweepConfig, expand, make_accelerator, run_specs
+    from rote_hf.train.fleet import DEFAULT_FLEET_SIZE
+
+    fleet = DEFAULT_FLEET_SIZE if args.fleet is None else _fleet_size(args.fleet)
+    if fleet is None:
+        print(f"train.py: error: --fleet must be an integer >= 1 (1 = one run at a time), got {args.fleet!r}",
+              file=sys.stderr)
+        return 2
 
     try:
         config = SweepConfig.from_yaml(args.config)
@@ -50,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         logging.warning("accelerate launch --cpu runs a single process; use --multi_gpu with --processes N on CPU")
     try:
         report = run_specs(specs, args.results, accelerator=accelerator, requested_processes=requested,
-                           retry_failed=args.retry_failed, progress=not args.no_progress)
+                           retry_failed=args.retry_failed, progress=not args.no_progress, fleet=fleet)
     except RuntimeError as exc:
         print(f"train.py: error: {exc}", file=sys.stderr)
         return 2
@@ -59,6 +69,15 @@ def main(argv: list[str] | None = None) -> int:
     if accelerator.is_main_process and not args.no_table:
         print(summary_table(load(args.results), config.suite))
     return 0
+
+
+def _fleet_size(text: str) -> int | None:
+    """``--fleet`` as an integer >= 1, or None when it is not one."""
+    try:
+        value = int(text)
+    except ValueError:
+        return None
+    return value if value >= 1 else None
 
 
 def summary_table(frame, suite: str) -> str:

@@ -73,11 +73,13 @@ def shard(specs: Sequence[RunSpec], done: set[str], rank: int, world: int) -> tu
 
 def run_specs(specs: Sequence[RunSpec], results_dir: str | os.PathLike, *, accelerator: Any = None,
               requested_processes: int | None = None, retry_failed: bool = False, progress: bool = True,
-              executor: Callable[..., ResultRow] | None = None) -> LoopReport:
+              executor: Callable[..., ResultRow] | None = None, fleet: int = 1) -> LoopReport:
     """Run every unfinished spec once across the accelerator's processes; rows go to ``results_dir``.
 
     ``retry_failed`` re-runs runs stored as failed (their row is replaced). ``executor`` replaces
-    the suite's executor (``(spec, device) -> ResultRow``). Returns this process's report; all
+    the suite's executor (``(spec, device) -> ResultRow``). ``fleet``: the most runs trained
+    together as one fleet (rote_hf.train.fleet; 1 = one run at a time; ignored with ``executor``);
+    fleets, not runs, are what the processes share. Returns this process's report; all
     processes wait for each other at the end.
     """
     if accelerator is None:
@@ -90,13 +92,13 @@ def run_specs(specs: Sequence[RunSpec], results_dir: str | os.PathLike, *, accel
     rank, world = accelerator.process_index, accelerator.num_processes
     done = store.finished_ids(include_failed=not retry_failed)
     accelerator.wait_for_everyone()  # every rank has read the same listing before anyone writes
-    mine, skipped = shard(specs, done, rank, world)
+    units, skipped = _fleet_units(specs, done, rank, world, 1 if executor is not None else fleet)
+    mine = [s for unit in units for s in unit]
     report = LoopReport(rank=rank, world=world, assigned=[s.run_id for s in mine], skipped=skipped)
     if accelerator.is_main_process:
         LOG.info("%s; %d already stored; %d process(es)", describe(list(specs)), skipped, world)
     bar = _progress(len(mine), rank, progress)
-    for spec in mine:
-        row = execute(spec, accelerator.device, executor)
+    for spec, row in _unit_rows(units, accelerator.device, executor):
         try:
             store.append(row, replace_failed=True)
         except FileExistsError:  # another sweep on the same folder finished it meanwhile: keep theirs
@@ -113,12 +115,33 @@ def run_specs(specs: Sequence[RunSpec], results_dir: str | os.PathLike, *, accel
     return report
 
 
+def _fleet_units(specs, done, rank, world, fleet: int):
+    """This rank's units (lists of specs trained together); ``fleet`` 1 is :func:`shard` exactly."""
+    if fleet == 1:
+        mine, skipped = shard(specs, done, rank, world)
+        return [[s] for s in mine], skipped
+    from rote_hf.train.fleet import plan_fleets
+
+    todo, skipped = shard(specs, done, 0, 1)
+    return plan_fleets(todo, fleet)[rank::world], skipped
+
+
+def _unit_rows(units, device, executor):
+    """(spec, row) for every spec of every unit, a unit at a time (one-spec units via :func:`execute`)."""
+    from rote_hf.train.fleet import run_fleet
+
+    for unit in units:
+        rows = [execute(unit[0], device, executor)] if len(unit) == 1 else run_fleet(unit, device)
+        yield from zip(unit, rows)
+
+
 def _progress(total: int, rank: int, enabled: bool):
     if not enabled:
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=f"rank {rank}", position=rank, leave=True, file=sys.stderr, dynamic_ncols=True)
+    return tqdm(total=total, desc=f"rank {rank}", unit="run", position=rank, leave=True, file=sys.stderr,
+                dynamic_ncols=True)
 
 
 def run_config(config_path: str | os.PathLike, results_dir: str | os.PathLike, **kwargs: Any) -> LoopReport:

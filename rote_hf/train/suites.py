@@ -136,9 +136,19 @@ def run_cogscale(spec: RunSpec, device: Any = "cpu", *, data: CogScaleData | Non
             model, fit = fit_esn(build, data, seed=seed, device=device)
         else:
             model, fit = fit_cogscale(build, data, protocol, seed=seed, device=device)
+    return cogscale_row(spec, data, model, fit, protocol, m, device, search=search, chosen=chosen)
+
+
+def cogscale_row(spec: RunSpec, data: CogScaleData, model: Any, fit: Any, protocol: CogScaleProtocol | None,
+                 m: Any, device: Any, *, search: Mapping[str, Any] | None = None,
+                 chosen: Mapping[str, float] | None = None) -> ResultRow:
+    """The result row of one finished CogScale fit (``m``: the measurement; ``protocol`` None for the ESN).
+    Shared by the one-run executor and the fleet executor (rote_hf.train.fleet), so both store the same row."""
+    esn = protocol is None
+    seed = int(spec.task_params["seed"])
     settings = {"category": data.category, "best_epoch": fit.best_epoch}
     if search is not None:
-        settings.update(search=dict(search), chosen=chosen)
+        settings.update(search=dict(search), chosen=dict(chosen or {}))
     if protocol is not None:
         settings.update({k: getattr(protocol, k) for k in protocol.__dataclass_fields__}, optimizer="Adam")
     return ResultRow(
