@@ -434,3 +434,165 @@ def _run_part(part: Sequence[tuple[int, Any, Any]], device: Any) -> dict[int, An
             model, fit = outcome
             rows[n] = cogscale_row(spec, data, model, fit, member.protocol, m, device)
     return rows
+
+
+# --- the ROTE protocol ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RoteMember:
+    """One fit of a ROTE fleet: its windows, its protocol (learning rate may differ) and its run."""
+
+    data: Any  # RoteData
+    protocol: Any  # RoteProtocol
+    run: int
+
+
+def fit_rote_fleet(build_model: Callable[[], Any], members: Sequence[RoteMember], *, device: Any = "cpu") -> list[Any]:
+    """Fit every member under the ROTE protocol as one fleet; one outcome per member, in order.
+
+    Member k equals :func:`~rote_hf.train.rote.fit_rote` with its settings: init after
+    ``manual_seed(base_seed + run)``, the same shuffle and loader draws from its own generator,
+    AdamW/Adam with its learning rate and the StepLR schedule, validation loss as the mean of
+    per-batch mean cross-entropies, stop on ``stopping_loss`` or ``patience``, best weights
+    restored; test and rollout by the one-run functions on the member's own module. Outcomes:
+    ``(model, RoteFit)`` or the ``ValueError`` of a diverged member. Families without a fleet
+    forward run one at a time through ``fit_rote``.
+    """
+    import torch
+    import torch.nn.functional as F
+
+    from rote_hf.train.rote import RoteFit, _evaluate, fit_rote, resolve_callable, rollout
+    from rote_hf.zoo.fleet import MemberDropout, fleet_forward
+
+    if not members:
+        return []
+    device = torch.device(device)
+    first = members[0].protocol
+    for m in members:
+        for name in ("optimizer", "weight_decay", "batch_size", "max_epochs", "patience", "stopping_loss",
+                     "lr_step_size", "lr_gamma", "base_seed"):
+            if getattr(m.protocol, name) != getattr(first, name):
+                raise ValueError(f"members must share protocol.{name}")
+        if data_shapes(m.data) != data_shapes(members[0].data):
+            raise ValueError("members must share the data shapes and alphabet size")
+    built = [_member_generator(first.base_seed + m.run, build_model, device) for m in members]
+    forward = fleet_forward(built[0][0])
+    if forward is None:
+        outcomes = []
+        for m in members:
+            try:
+                outcomes.append(fit_rote(build_model, m.data, m.protocol, run=m.run, device=device))
+            except ValueError as exc:
+                outcomes.append(exc)
+        return outcomes
+    n = len(members[0].data.alphabet)
+    models, gens = [b[0] for b in built], [b[1] for b in built]
+    drop_gens = [_dropout_generator(first.base_seed + m.run, g, device) for m, g in zip(members, gens)]
+    params = stack_members(models)
+    trainable = {k: p for k, p in params.items() if p.requires_grad}
+    lrs = [float(m.protocol.learning_rate) for m in members]
+    opt = StackedAdam(trainable, lrs, weight_decay=first.weight_decay, decoupled=first.optimizer == "AdamW")
+    X = torch.stack([F.one_hot(m.data.x_train, n).float() for m in members]).to(device)
+    Y = torch.stack([m.data.y_train for m in members]).to(device)
+    Xv = torch.stack([F.one_hot(m.data.x_valid, n).float() for m in members]).to(device)
+    Yv = torch.stack([m.data.y_valid for m in members]).to(device)
+    K, n_train = len(members), X.shape[1]
+    active = list(range(K))
+    best, best_state = [math.inf] * K, [None] * K
+    best_epoch, bad, epochs = [0] * K, [0] * K, [0] * K
+    stop = ["max_epochs"] * K
+    history: list[list[tuple[float, float, float]]] = [[] for _ in range(K)]
+    failed: list[Exception | None] = [None] * K
+    member_time = [0.0] * K
+    for epoch in range(1, first.max_epochs + 1):
+        t0 = time.perf_counter()
+        orders = torch.stack([epoch_order(n_train, gens[i]) for i in active]).to(device)
+        rows = torch.arange(len(active), device=device)[:, None]
+        dropout = MemberDropout([drop_gens[i] for i in active])
+        loss_sum = torch.zeros(len(active), dtype=torch.float64, device=device)
+        first_bad = torch.full((len(active),), math.nan, dtype=torch.float64, device=device)
+        seen_bad = torch.zeros(len(active), dtype=torch.bool, device=device)
+        n_batches = 0
+        for s in range(0, n_train, first.batch_size):
+            idx = orders[:, s:s + first.batch_size]
+            logits = forward(params, X[rows, idx], dropout)[:, :, -1]  # (K, B, n) at the last step
+            losses = F.cross_entropy(logits.reshape(-1, n), Y[rows, idx].reshape(-1),
+                                     reduction="none").reshape(len(active), -1).mean(1)
+            grads = torch.autograd.grad(losses.sum(), list(trainable.values()))
+            opt.step(dict(zip(trainable, grads)))
+            detached = losses.detach().double()
+            finite = torch.isfinite(detached)
+            first_bad = torch.where(~finite & ~seen_bad, detached, first_bad)
+            seen_bad |= ~finite
+            loss_sum += detached
+            n_batches += 1
+        current_lr = list(opt.lr)
+        if epoch % first.lr_step_size == 0:  # StepLR.step() after the epoch
+            opt.lr = [lr * first.lr_gamma for lr in opt.lr]
+        for i in active:
+            _draw_seed(gens[i])  # the validation loader's _base_seed, as in _evaluate
+        with torch.no_grad():
+            batch_losses = []
+            for s in range(0, Xv.shape[1], first.batch_size):
+                logits = forward(params, Xv[:, s:s + first.batch_size], None)[:, :, -1]
+                yb = Yv[:, s:s + first.batch_size]
+                batch_losses.append(F.cross_entropy(logits.reshape(-1, n), yb.reshape(-1), reduction="none")
+                                    .reshape(len(active), -1).mean(1))
+            valid = torch.stack(batch_losses, 1).cpu().tolist()  # (K, n_batches) float32 values
+        seen, bad_values = seen_bad.cpu().tolist(), first_bad.cpu().tolist()
+        mean_losses = (loss_sum / n_batches).cpu().tolist()
+        leaving = []
+        for pos, i in enumerate(active):
+            epochs[i] = epoch
+            if seen[pos]:
+                failed[i] = ValueError(f"training loss is not finite ({bad_values[pos]}) at epoch {epoch}: diverged")
+                leaving.append(pos)
+                continue
+            valid_loss = sum(valid[pos]) / max(1, len(valid[pos]))
+            history[i].append((mean_losses[pos], valid_loss, current_lr[pos]))
+            if valid_loss < best[i]:
+                best[i], best_epoch[i], bad[i] = valid_loss, epoch, 0
+                best_state[i] = _member_state(params, pos)
+            else:
+                bad[i] += 1
+            if valid_loss <= first.stopping_loss:
+                stop[i] = "stopping_loss"
+            elif bad[i] >= first.patience:
+                stop[i] = "patience"
+            if stop[i] != "max_epochs" or epoch == first.max_epochs:
+                if best_state[i] is None:
+                    best_state[i] = _member_state(params, pos)
+                leaving.append(pos)
+        share = (time.perf_counter() - t0) / len(active)
+        for i in active:
+            member_time[i] += share
+        if leaving:
+            keep = [pos for pos in range(len(active)) if pos not in set(leaving)]
+            active = [active[pos] for pos in keep]
+            if not active:
+                break
+            params = _restack(params, keep)
+            trainable = {k: p for k, p in params.items() if p.requires_grad}
+            opt.select(keep, trainable)
+            index = torch.as_tensor(keep, dtype=torch.long, device=device)
+            X, Y, Xv, Yv = (a.index_select(0, index) for a in (X, Y, Xv, Yv))
+    outcomes: list[Any] = []
+    for i, (m, model) in enumerate(zip(members, models)):
+        if failed[i] is not None:
+            outcomes.append(failed[i])
+            continue
+        t0 = time.perf_counter()
+        model.load_state_dict(best_state[i])
+        with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
+            torch.set_rng_state(gens[i].get_state())  # the test loader draws from the member's stream
+            test_loss, test_accuracy = _evaluate(model, m.data.x_test, m.data.y_test, n, m.protocol.batch_size, device)
+            forecast = rollout(model, m.data.context, len(m.data.target), m.data.alphabet, m.data.window, device)
+        member_time[i] += time.perf_counter() - t0
+        metrics = {"test_loss": test_loss, "test_accuracy": test_accuracy, "valid_loss_best": best[i],
+                   "exact": float(forecast == m.data.target)}
+        for name, spec in m.protocol.rollout_metrics:
+            metrics[name] = float(resolve_callable(spec)(m.data.target, forecast))
+        outcomes.append((model, RoteFit(metrics=metrics, forecast=forecast, epochs=epochs[i], best_epoch=best_epoch[i],
+                                        stop_reason=stop[i], train_time_s=member_time[i], history=history[i])))
+    return outcomes

@@ -168,3 +168,25 @@ def test_plan_fleets_groups_by_architecture_and_keeps_ids():
     assert max(len(u) for u in plan_fleets(specs, 16)) == 6  # 3 seeds x 2 LRs of one (task, model)
     with pytest.raises(ValueError, match="fleet size"):
         plan_fleets(specs, 0)
+
+
+@pytest.mark.parametrize("family", ["gru", "lstm"])
+def test_rote_members_equal_fit_rote(family):
+    from rote_hf.train import RoteProtocol, fit_rote
+    from rote_hf.train.fleet import RoteMember, fit_rote_fleet
+    from tests.train.tiny import windows_data
+
+    data = windows_data("ABACBBCAABCA", 90, 8, 8)
+    n = len(data.alphabet)
+    kwargs = {"hidden_size": 6, "num_layers": 2}
+    build = lambda: build_model(family, input_size=n, output_size=n, **kwargs)  # noqa: E731
+    members = [RoteMember(data, RoteProtocol(max_epochs=8, patience=2, batch_size=16, lr_step_size=3,
+                                             learning_rate=lr), run) for run, lr in ((0, 3e-2), (1, 3e-3), (2, 1e-1))]
+    outcomes = fit_rote_fleet(build, members)
+    for member, (model, fit) in zip(members, outcomes):
+        _, one = fit_rote(build, member.data, member.protocol, run=member.run)
+        assert (fit.epochs, fit.best_epoch, fit.stop_reason, fit.forecast) == (one.epochs, one.best_epoch,
+                                                                               one.stop_reason, one.forecast)
+        for key, value in one.metrics.items():
+            assert fit.metrics[key] == pytest.approx(value, abs=1e-5), key
+        assert np.allclose(np.array(fit.history), np.array(one.history), rtol=1e-5, atol=1e-6)
