@@ -204,7 +204,7 @@ def fit_cogscale_fleet(build_model: Callable[[], Any], members: Sequence[CogScal
     import numpy as np
     import torch
 
-    from rote_hf.train.cogscale import _final_scores, gather_steps, score_steps
+    from rote_hf.train.cogscale import gather_steps, score_steps
     from rote_hf.zoo.fleet import MemberDropout, fleet_forward
 
     if not members:
@@ -263,7 +263,7 @@ def fit_cogscale_fleet(build_model: Callable[[], Any], members: Sequence[CogScal
         seen = seen_bad.cpu().tolist()
         bad_values = first_bad.cpu().tolist()
         mean_losses = (loss_sum / n_batches).cpu().tolist()
-        preds = _fleet_predict(forward, params, Xv, first.eval_chunk)
+        preds = _fleet_predict(forward, params, Xv, _eval_chunk(first.eval_chunk))
         leaving: list[int] = []
         for pos, i in enumerate(active):
             epochs[i] = epoch
@@ -294,19 +294,63 @@ def fit_cogscale_fleet(build_model: Callable[[], Any], members: Sequence[CogScal
             opt.select(keep, trainable)
             index = torch.as_tensor(keep, dtype=torch.long, device=device)
             X, Y, T, Xv = (a.index_select(0, index) for a in (X, Y, T, Xv))
+    t0 = time.perf_counter()
+    done = [i for i in range(K) if failed[i] is None]
+    states = {i: best_state[i] if members[i].protocol.patience > 0 and best_state[i] is not None else final_state[i]
+              for i in done}
+    metrics = _final_fleet_scores(forward, states, [members[i].data for i in done], first.eval_chunk, device,
+                                  [best[i] for i in done])
+    share = (time.perf_counter() - t0) / max(1, len(done))
     outcomes: list[Any] = []
-    for i, (member, model) in enumerate(zip(members, models)):
+    for i, model in enumerate(models):
         if failed[i] is not None:
             outcomes.append(failed[i])
             continue
-        t0 = time.perf_counter()
-        restore = member.protocol.patience > 0 and best_state[i] is not None
-        model.load_state_dict(best_state[i] if restore else final_state[i])
-        metrics = _final_scores(model, member.data, member.protocol.eval_chunk, device, best[i])
-        member_time[i] += time.perf_counter() - t0
-        outcomes.append((model, CogScaleFit(metrics=metrics, epochs=epochs[i], best_epoch=best_epoch[i],
-                                            train_time_s=member_time[i], history=history[i])))
+        model.load_state_dict(states[i])
+        outcomes.append((model, CogScaleFit(metrics=metrics[done.index(i)], epochs=epochs[i], best_epoch=best_epoch[i],
+                                            train_time_s=member_time[i] + share, history=history[i])))
     return outcomes
+
+
+def _final_fleet_scores(forward, states: dict[int, dict], datas: Sequence[CogScaleData], chunk: int, device,
+                        best_vals: Sequence[float]) -> list[dict[str, float]]:
+    """``_final_scores`` of every member at once: its restored weights, test score (multi-label:
+    threshold tuned on its validation split), best validation score."""
+    import numpy as np
+    import torch
+
+    from rote_hf.train.cogscale import best_exact_match_threshold, gather_steps, score_steps
+
+    if not states:
+        return []
+    order = list(states)
+    params = {n: torch.stack([states[i][n] for i in order]).to(device) for n in states[order[0]]}
+
+    def stacked(name):
+        return torch.stack([torch.as_tensor(np.asarray(getattr(d, name)), dtype=torch.float32) for d in datas]).to(device)
+
+    test = _fleet_predict(forward, params, stacked("X_test"), _eval_chunk(chunk))
+    valid = _fleet_predict(forward, params, stacked("X_valid"), _eval_chunk(chunk)) \
+        if datas[0].category == "multi_classification" else None
+    out = []
+    for j, data in enumerate(datas):
+        threshold = None
+        if valid is not None:
+            threshold = best_exact_match_threshold(gather_steps(data.Y_valid, data.T_valid),
+                                                   gather_steps(valid[j], data.T_valid))
+        metrics = {"test_score": score_steps(gather_steps(data.Y_test, data.T_test),
+                                             gather_steps(test[j], data.T_test), data.category, threshold),
+                   "best_val_score": best_vals[j]}
+        if threshold is not None:
+            metrics["threshold"] = threshold
+        out.append(metrics)
+    return out
+
+
+def _eval_chunk(chunk: int) -> int:
+    """Samples per evaluation forward: outputs do not depend on the chunking (no batch statistics), so
+    the fleet evaluates at least 100 samples per member at once (the one-run path uses ``chunk``)."""
+    return max(chunk, 100)
 
 
 def _one_run(build_model, member: CogScaleMember, device) -> Any:
