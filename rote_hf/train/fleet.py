@@ -85,42 +85,98 @@ def epoch_order(n: int, gen):
     return torch.randperm(n, generator=perm_gen)
 
 
-class StackedAdam:
-    """``torch.optim.Adam``/``AdamW`` (single-tensor path, default betas/eps) over stacked parameters.
+class FlatFleet:
+    """The members' parameters as one flat leaf tensor; ``params()`` gives (K, ...) views by name.
 
-    ``lr`` (K,) float64 learning rates; every active member has taken the same number of
-    steps (members only leave), so the bias corrections are shared scalars.
+    One flat buffer makes the optimiser a handful of operations per step whatever the number of
+    parameter tensors; the views come from ``split`` (whose backward is one ``cat``), so the
+    gradient is a single (P,) tensor. Block ``name`` holds the K members' copies one after the
+    other; ``member`` (P,) says which member each element belongs to.
     """
 
-    def __init__(self, params: dict[str, Any], lr: Sequence[float], *, weight_decay: float = 0.0,
+    def __init__(self, stacked: dict[str, Any], trainable: Sequence[str]):
+        import torch
+
+        self.names = [n for n in stacked if n in set(trainable)]
+        self.buffers = {n: t.detach() for n, t in stacked.items() if n not in set(trainable)}
+        self.shapes = {n: tuple(stacked[n].shape) for n in self.names}
+        self.k = int(stacked[self.names[0]].shape[0])
+        self.flat = torch.cat([stacked[n].detach().reshape(-1) for n in self.names]).requires_grad_(True)
+        self.sizes = [math.prod(self.shapes[n]) for n in self.names]
+        device = self.flat.device
+        self.member = torch.cat([torch.arange(self.k, device=device).repeat_interleave(size // self.k)
+                                 for size in self.sizes])
+
+    def params(self) -> dict[str, Any]:
+        """name -> (K, ...) view into the flat buffer (plus the stacked buffers)."""
+        views = {n: piece.view(self.shapes[n]) for n, piece in zip(self.names, self.flat.split(self.sizes))}
+        return {**views, **self.buffers}
+
+    def take(self, flat: Any, keep: Sequence[int]) -> Any:
+        """Members ``keep`` of any tensor laid out like the flat buffer (P,) -> (P',)."""
+        import torch
+
+        index = torch.as_tensor(list(keep), dtype=torch.long, device=flat.device)
+        return torch.cat([piece.view(self.shapes[n]).index_select(0, index).reshape(-1)
+                          for n, piece in zip(self.names, flat.split(self.sizes))])
+
+    def select(self, keep: Sequence[int]) -> None:
+        """Keep members ``keep`` (indices into the current stack), in that order."""
+        import torch
+
+        index = torch.as_tensor(list(keep), dtype=torch.long, device=self.flat.device)
+        flat = self.take(self.flat.detach(), keep)
+        self.buffers = {n: t.index_select(0, index) for n, t in self.buffers.items()}
+        self.shapes = {n: (len(keep),) + s[1:] for n, s in self.shapes.items()}
+        self.sizes = [size // self.k * len(keep) for size in self.sizes]
+        self.k = len(keep)
+        self.flat = flat.requires_grad_(True)
+        self.member = torch.cat([torch.arange(self.k, device=flat.device).repeat_interleave(size // self.k)
+                                 for size in self.sizes])
+
+    def state(self, k: int) -> dict[str, Any]:
+        """Member ``k``'s ``state_dict`` (CPU copies)."""
+        return {n: p[k].detach().cpu().clone() for n, p in self.params().items()}
+
+
+class StackedAdam:
+    """``torch.optim.Adam``/``AdamW`` (single-tensor path, default betas/eps) over a :class:`FlatFleet`.
+
+    ``lr``: one learning rate per member. Every active member has taken the same number of
+    steps (members only leave), so the bias corrections are shared scalars; the per-member
+    scalars (step size, decay factor) are computed in float64 as Python does and cast to
+    float32 as the kernels cast their scalar argument, so every element sees the same
+    arithmetic as in ``torch.optim.Adam`` (equal bit for bit, tested).
+    """
+
+    def __init__(self, fleet: FlatFleet, lr: Sequence[float], *, weight_decay: float = 0.0,
                  decoupled: bool = False, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8):
         import torch
 
-        self.params = params
+        self.fleet = fleet
         self.lr = [float(v) for v in lr]
         self.weight_decay, self.decoupled = float(weight_decay), decoupled
         self.beta1, self.beta2, self.eps = betas[0], betas[1], eps
-        self.exp_avg = {k: torch.zeros_like(v) for k, v in params.items()}
-        self.exp_avg_sq = {k: torch.zeros_like(v) for k, v in params.items()}
+        self.exp_avg = torch.zeros_like(fleet.flat)
+        self.exp_avg_sq = torch.zeros_like(fleet.flat)
         self.steps = 0
 
-    def select(self, keep: Sequence[int], params: dict[str, Any]) -> None:
-        """Keep members ``keep`` (indices into the current stack); ``params`` are the re-stacked parameters."""
-        import torch
-
-        index = torch.as_tensor(list(keep), dtype=torch.long, device=next(iter(params.values())).device)
-        self.params = params
+    def select(self, keep: Sequence[int]) -> None:
+        """Keep members ``keep`` (indices into the current stack) in the optimiser and its fleet."""
         self.lr = [self.lr[i] for i in keep]
-        self.exp_avg = {k: v.index_select(0, index) for k, v in self.exp_avg.items()}
-        self.exp_avg_sq = {k: v.index_select(0, index) for k, v in self.exp_avg_sq.items()}
+        self.exp_avg = self.fleet.take(self.exp_avg, keep)
+        self.exp_avg_sq = self.fleet.take(self.exp_avg_sq, keep)
+        self.fleet.select(keep)
 
-    def _per_member(self, values: Sequence[float], like) -> Any:
+    def _per_element(self, values: Sequence[float]) -> Any:
         import torch
 
-        # python float -> float32 as the kernels cast their scalar argument
-        return torch.tensor(values, dtype=like.dtype, device=like.device).reshape((-1,) + (1,) * (like.dim() - 1))
+        flat = self.fleet.flat
+        member_values = torch.tensor(values, dtype=torch.float64).to(flat.dtype).to(flat.device)
+        return member_values[self.fleet.member]
 
-    def step(self, grads: dict[str, Any]) -> None:
+    def step(self, grad: Any) -> None:
+        """One step with ``grad`` (P,), the gradient of the flat buffer."""
         import torch
 
         self.steps += 1
@@ -128,41 +184,31 @@ class StackedAdam:
         bias_correction1 = 1 - self.beta1 ** step
         bias_correction2 = 1 - self.beta2 ** step
         bias_correction2_sqrt = bias_correction2 ** 0.5
+        param = self.fleet.flat
         with torch.no_grad():
-            for name, param in self.params.items():
-                grad = grads[name]
-                if self.weight_decay != 0:
-                    if self.decoupled:
-                        param.mul_(self._per_member([1 - lr * self.weight_decay for lr in self.lr], param))
-                    else:
-                        grad = grad.add(param, alpha=self.weight_decay)
-                exp_avg, exp_avg_sq = self.exp_avg[name], self.exp_avg_sq[name]
-                exp_avg.lerp_(grad, 1 - self.beta1)
-                exp_avg_sq.mul_(self.beta2).addcmul_(grad, grad, value=1 - self.beta2)
-                denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(self.eps)
-                # param.addcdiv_(exp_avg, denom, value=-step_size) computes param + (value * exp_avg) / denom
-                neg_step = self._per_member([-(lr / bias_correction1) for lr in self.lr], param)
-                param.add_(neg_step * exp_avg / denom)
+            if self.weight_decay != 0:
+                if self.decoupled:
+                    param.mul_(self._per_element([1 - lr * self.weight_decay for lr in self.lr]))
+                else:
+                    grad = grad.add(param, alpha=self.weight_decay)
+            self.exp_avg.lerp_(grad, 1 - self.beta1)
+            self.exp_avg_sq.mul_(self.beta2).addcmul_(grad, grad, value=1 - self.beta2)
+            denom = (self.exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(self.eps)
+            # param.addcdiv_(exp_avg, denom, value=-step_size) computes param + (value * exp_avg) / denom
+            param.add_(self._per_element([-(lr / bias_correction1) for lr in self.lr]) * self.exp_avg / denom)
 
 
 def stack_members(models: Sequence[Any]) -> dict[str, Any]:
-    """Stacked trainable copies of the members' parameters and buffers: name -> (K, ...)."""
+    """The members' ``state_dict`` tensors stacked: name -> (K, ...)."""
     import torch
 
-    names = list(models[0].state_dict())
-    return {n: torch.stack([m.state_dict()[n].detach() for m in models]).requires_grad_(
-        bool(torch.is_floating_point(models[0].state_dict()[n]))) for n in names}
+    states = [m.state_dict() for m in models]
+    return {n: torch.stack([s[n].detach() for s in states]) for n in states[0]}
 
 
-def _restack(params: dict[str, Any], keep: Sequence[int]) -> dict[str, Any]:
-    import torch
-
-    index = torch.as_tensor(list(keep), dtype=torch.long, device=next(iter(params.values())).device)
-    return {n: p.detach().index_select(0, index).requires_grad_(p.requires_grad) for n, p in params.items()}
-
-
-def _member_state(params: dict[str, Any], k: int) -> dict[str, Any]:
-    return {n: p[k].detach().cpu().clone() for n, p in params.items()}
+def flat_fleet(models: Sequence[Any]) -> FlatFleet:
+    """A :class:`FlatFleet` of ``models`` (their parameters trainable, their buffers fixed)."""
+    return FlatFleet(stack_members(models), [n for n, _ in models[0].named_parameters()])
 
 
 def _masked_losses(preds, targets, steps, category: str):
@@ -219,9 +265,8 @@ def fit_cogscale_fleet(build_model: Callable[[], Any], members: Sequence[CogScal
     models = [b[0] for b in built]
     gens = [b[1] for b in built]
     drop_gens = [_dropout_generator(m.seed, g, device) for m, g in zip(members, gens)]
-    params = stack_members(models)
-    trainable = {n: p for n, p in params.items() if p.requires_grad}
-    opt = StackedAdam(trainable, [m.protocol.learning_rate for m in members])
+    fleet = flat_fleet(models)
+    opt = StackedAdam(fleet, [m.protocol.learning_rate for m in members])
 
     def stack(name, dtype):
         return torch.stack([torch.as_tensor(np.asarray(getattr(m.data, name)), dtype=dtype) for m in members]).to(device)
@@ -250,9 +295,9 @@ def fit_cogscale_fleet(build_model: Callable[[], Any], members: Sequence[CogScal
         n_batches = 0
         for s in range(0, n_train, first.batch_size):
             idx = orders[:, s:s + first.batch_size]
-            losses = _masked_losses(forward(params, X[rows, idx], dropout), Y[rows, idx], T[rows, idx], cat)
-            grads = torch.autograd.grad(losses.sum(), list(trainable.values()))
-            opt.step(dict(zip(trainable, grads)))
+            losses = _masked_losses(forward(fleet.params(), X[rows, idx], dropout), Y[rows, idx], T[rows, idx], cat)
+            (grad,) = torch.autograd.grad(losses.sum(), [fleet.flat])
+            opt.step(grad)
             detached = losses.detach().double()
             finite = torch.isfinite(detached)
             first_bad = torch.where(~finite & ~seen_bad, detached, first_bad)
@@ -263,7 +308,7 @@ def fit_cogscale_fleet(build_model: Callable[[], Any], members: Sequence[CogScal
         seen = seen_bad.cpu().tolist()
         bad_values = first_bad.cpu().tolist()
         mean_losses = (loss_sum / n_batches).cpu().tolist()
-        preds = _fleet_predict(forward, params, Xv, _eval_chunk(first.eval_chunk))
+        preds = _fleet_predict(forward, fleet.params(), Xv, _eval_chunk(first.eval_chunk))
         leaving: list[int] = []
         for pos, i in enumerate(active):
             epochs[i] = epoch
@@ -275,11 +320,11 @@ def fit_cogscale_fleet(build_model: Callable[[], Any], members: Sequence[CogScal
             history[i].append((mean_losses[pos], val))
             if val < best[i]:
                 best[i], best_epoch[i], bad[i] = val, epoch, 0
-                best_state[i] = _member_state(params, pos)
+                best_state[i] = fleet.state(pos)
             else:
                 bad[i] += 1
             if (first.patience > 0 and bad[i] >= first.patience) or epoch == first.max_epochs:
-                final_state[i] = _member_state(params, pos)
+                final_state[i] = fleet.state(pos)
                 leaving.append(pos)
         share = (time.perf_counter() - t0) / len(active)
         for i in active:
@@ -289,9 +334,7 @@ def fit_cogscale_fleet(build_model: Callable[[], Any], members: Sequence[CogScal
             active = [active[pos] for pos in keep]
             if not active:
                 break
-            params = _restack(params, keep)
-            trainable = {n: p for n, p in params.items() if p.requires_grad}
-            opt.select(keep, trainable)
+            opt.select(keep)
             index = torch.as_tensor(keep, dtype=torch.long, device=device)
             X, Y, T, Xv = (a.index_select(0, index) for a in (X, Y, T, Xv))
     t0 = time.perf_counter()
@@ -533,10 +576,9 @@ def fit_rote_fleet(build_model: Callable[[], Any], members: Sequence[RoteMember]
     n = len(members[0].data.alphabet)
     models, gens = [b[0] for b in built], [b[1] for b in built]
     drop_gens = [_dropout_generator(first.base_seed + m.run, g, device) for m, g in zip(members, gens)]
-    params = stack_members(models)
-    trainable = {k: p for k, p in params.items() if p.requires_grad}
+    fleet = flat_fleet(models)
     lrs = [float(m.protocol.learning_rate) for m in members]
-    opt = StackedAdam(trainable, lrs, weight_decay=first.weight_decay, decoupled=first.optimizer == "AdamW")
+    opt = StackedAdam(fleet, lrs, weight_decay=first.weight_decay, decoupled=first.optimizer == "AdamW")
     X = torch.stack([F.one_hot(m.data.x_train, n).float() for m in members]).to(device)
     Y = torch.stack([m.data.y_train for m in members]).to(device)
     Xv = torch.stack([F.one_hot(m.data.x_valid, n).float() for m in members]).to(device)
@@ -560,11 +602,11 @@ def fit_rote_fleet(build_model: Callable[[], Any], members: Sequence[RoteMember]
         n_batches = 0
         for s in range(0, n_train, first.batch_size):
             idx = orders[:, s:s + first.batch_size]
-            logits = forward(params, X[rows, idx], dropout)[:, :, -1]  # (K, B, n) at the last step
+            logits = forward(fleet.params(), X[rows, idx], dropout)[:, :, -1]  # (K, B, n) at the last step
             losses = F.cross_entropy(logits.reshape(-1, n), Y[rows, idx].reshape(-1),
                                      reduction="none").reshape(len(active), -1).mean(1)
-            grads = torch.autograd.grad(losses.sum(), list(trainable.values()))
-            opt.step(dict(zip(trainable, grads)))
+            (grad,) = torch.autograd.grad(losses.sum(), [fleet.flat])
+            opt.step(grad)
             detached = losses.detach().double()
             finite = torch.isfinite(detached)
             first_bad = torch.where(~finite & ~seen_bad, detached, first_bad)
@@ -577,6 +619,7 @@ def fit_rote_fleet(build_model: Callable[[], Any], members: Sequence[RoteMember]
         for i in active:
             _draw_seed(gens[i])  # the validation loader's _base_seed, as in _evaluate
         with torch.no_grad():
+            params = fleet.params()
             batch_losses = []
             for s in range(0, Xv.shape[1], first.batch_size):
                 logits = forward(params, Xv[:, s:s + first.batch_size], None)[:, :, -1]
@@ -597,7 +640,7 @@ def fit_rote_fleet(build_model: Callable[[], Any], members: Sequence[RoteMember]
             history[i].append((mean_losses[pos], valid_loss, current_lr[pos]))
             if valid_loss < best[i]:
                 best[i], best_epoch[i], bad[i] = valid_loss, epoch, 0
-                best_state[i] = _member_state(params, pos)
+                best_state[i] = fleet.state(pos)
             else:
                 bad[i] += 1
             if valid_loss <= first.stopping_loss:
@@ -606,7 +649,7 @@ def fit_rote_fleet(build_model: Callable[[], Any], members: Sequence[RoteMember]
                 stop[i] = "patience"
             if stop[i] != "max_epochs" or epoch == first.max_epochs:
                 if best_state[i] is None:
-                    best_state[i] = _member_state(params, pos)
+                    best_state[i] = fleet.state(pos)
                 leaving.append(pos)
         share = (time.perf_counter() - t0) / len(active)
         for i in active:
@@ -616,9 +659,7 @@ def fit_rote_fleet(build_model: Callable[[], Any], members: Sequence[RoteMember]
             active = [active[pos] for pos in keep]
             if not active:
                 break
-            params = _restack(params, keep)
-            trainable = {k: p for k, p in params.items() if p.requires_grad}
-            opt.select(keep, trainable)
+            opt.select(keep)
             index = torch.as_tensor(keep, dtype=torch.long, device=device)
             X, Y, Xv, Yv = (a.index_select(0, index) for a in (X, Y, Xv, Yv))
     outcomes: list[Any] = []

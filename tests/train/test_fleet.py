@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from rote_hf.train import CogScaleData, CogScaleProtocol, fit_cogscale
-from rote_hf.train.fleet import (CogScaleMember, StackedAdam, epoch_order, fit_cogscale_fleet, plan_fleets,
-                                 stack_members)
+from rote_hf.train.fleet import (CogScaleMember, StackedAdam, epoch_order, fit_cogscale_fleet, flat_fleet,
+                                 plan_fleets)
 from rote_hf.train.rote import _epoch_order
 from rote_hf.zoo import build_model
 
@@ -125,14 +125,18 @@ def test_stacked_adam_is_torch_adam_bit_for_bit(decoupled):
     for r, m in zip(refs, models):
         r.load_state_dict(m.state_dict())
     opts = [opt_cls(r.parameters(), lr=lr, weight_decay=wd) for r, lr in zip(refs, lrs)]
-    params = stack_members(models)
-    stacked = StackedAdam(params, lrs, weight_decay=wd, decoupled=decoupled)
+    fleet = flat_fleet(models)
+    stacked = StackedAdam(fleet, lrs, weight_decay=wd, decoupled=decoupled)
     for step in range(5):
-        grads = {n: torch.randn_like(p) for n, p in params.items()}
-        stacked.step(grads)
+        grads = {n: torch.randn_like(p) for n, p in fleet.params().items()}
+        stacked.step(torch.cat([grads[n].reshape(-1) for n in fleet.names]))
         for k, (r, o) in enumerate(zip(refs, opts)):
             r.weight.grad, r.bias.grad = grads["weight"][k].clone(), grads["bias"][k].clone()
             o.step()
+        if step == 2:  # a member leaves: the others' states go on unchanged
+            stacked.select([0, 2])
+            refs, opts = [refs[0], refs[2]], [opts[0], opts[2]]
+    params = fleet.params()
     for k, r in enumerate(refs):
         assert torch.equal(params["weight"][k], r.weight) and torch.equal(params["bias"][k], r.bias)
 
