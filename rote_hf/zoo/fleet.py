@@ -91,11 +91,11 @@ def _gru_layer(x, w_ih, w_hh, b_ih, b_hh):
     w_hh_t, b_hh = w_hh.transpose(1, 2), b_hh.unsqueeze(1)
     h = x.new_zeros(k, b, hidden)
     outs = []
-    for gi_t in gi.unbind(2):
-        gh = torch.baddbmm(b_hh, h, w_hh_t)
-        rz = torch.sigmoid(gh[..., :2 * hidden] + gi_t[..., :2 * hidden])
-        r, z = rz[..., :hidden], rz[..., hidden:]
-        n = torch.tanh(gi_t[..., 2 * hidden:] + gh[..., 2 * hidden:] * r)
+    # gates are split with split/chunk, never sliced: a slice's backward zero-fills the whole tensor
+    for gi_rz, gi_n in zip(*(part.unbind(2) for part in gi.split([2 * hidden, hidden], -1))):
+        gh_rz, gh_n = torch.baddbmm(b_hh, h, w_hh_t).split([2 * hidden, hidden], -1)
+        r, z = torch.sigmoid(gh_rz + gi_rz).chunk(2, -1)
+        n = torch.tanh(gi_n + gh_n * r)
         h = (h - n) * z + n
         outs.append(h)
     return torch.stack(outs, 2)
@@ -111,11 +111,8 @@ def _lstm_layer(x, w_ih, w_hh, b_ih, b_hh):
     c = x.new_zeros(k, b, hidden)
     outs = []
     for gi_t in gi.unbind(2):
-        gates = torch.baddbmm(b_hh, h, w_hh_t) + gi_t
-        i = torch.sigmoid(gates[..., :hidden])
-        f = torch.sigmoid(gates[..., hidden:2 * hidden])
-        g = torch.tanh(gates[..., 2 * hidden:3 * hidden])
-        o = torch.sigmoid(gates[..., 3 * hidden:])
+        i, f, g, o = (torch.baddbmm(b_hh, h, w_hh_t) + gi_t).chunk(4, -1)
+        i, f, g, o = torch.sigmoid(i), torch.sigmoid(f), torch.tanh(g), torch.sigmoid(o)
         c = f * c + i * g
         h = o * torch.tanh(c)
         outs.append(h)
@@ -141,7 +138,7 @@ def _self_attention(params: Params, prefix: str, x: torch.Tensor, heads: int, p:
     k, b, t, d = x.shape
     hd = d // heads
     qkv = linear(x, params[prefix + "in_proj_weight"], params[prefix + "in_proj_bias"])
-    q, key, v = (qkv[..., i * d:(i + 1) * d].reshape(k, b, t, heads, hd).transpose(2, 3) for i in range(3))
+    q, key, v = (part.reshape(k, b, t, heads, hd).transpose(2, 3) for part in qkv.chunk(3, -1))
     scale = math.sqrt(1.0 / math.sqrt(hd))  # SDPA's math path scales q and k by sqrt(scale) each
     attn = torch.matmul(q * scale, key.transpose(-2, -1) * scale)
     mask = torch.ones(t, t, dtype=torch.bool, device=x.device).tril()
