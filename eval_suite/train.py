@@ -32,7 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--retry-failed", action="store_true", help="re-run runs stored as failed")
     parser.add_argument("--fleet", default=None, metavar="K",
                         help="most runs trained together as one fleet (same architecture and shapes; each "
-                             "member equals its one-run fit); 1 = one run at a time (default: 16)")
+                             "member equals its one-run fit); 1 = one run at a time (default: 25)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--no-table", action="store_true", help="do not print the summary table at the end")
     args = parser.parse_args(argv)

@@ -34,8 +34,8 @@ from typing import Any, Callable, Sequence
 
 from rote_hf.train.cogscale import CogScaleData, CogScaleFit, CogScaleProtocol, fit_cogscale
 
-#: ``--fleet`` default: the most members trained together (the 5 LRs x 10 seeds of one cell fit in 4 fleets).
-DEFAULT_FLEET_SIZE = 16
+#: ``--fleet`` default: the most members trained together (the 5 LRs x 10 seeds of one grid cell make 2 fleets).
+DEFAULT_FLEET_SIZE = 25
 
 @dataclass(frozen=True)
 class CogScaleMember:
