@@ -33,6 +33,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="expected number of processes; the run stops if the launch gave another "
                              "(default: $WORLD_SIZE when set)")
     parser.add_argument("--retry-failed", action="store_true", help="re-run runs stored as failed")
+    parser.add_argument("--fleet", default=None, metavar="K",
+                        help="most runs trained together as one fleet (same architecture and shapes; each "
+                             "member equals its one-run fit); 1 = one run at a time (default: 25)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--no-table", action="store_true", help="do not print the summary table at the end")
     parser.add_argument("--collective-timeout", type=float, default=None, metavar="SECONDS",
@@ -46,6 +49,13 @@ def main(argv: list[str] | None = None) -> int:
 
     from rote_hf.results import load
     from rote_hf.train import SweepConfig, expand, make_accelerator, run_specs
+    from rote_hf.train.fleet import DEFAULT_FLEET_SIZE
+
+    fleet = DEFAULT_FLEET_SIZE if args.fleet is None else _fleet_size(args.fleet)
+    if fleet is None:
+        print(f"train.py: error: --fleet must be an integer >= 1 (1 = one run at a time), got {args.fleet!r}",
+              file=sys.stderr)
+        return 2
 
     try:
         config = SweepConfig.from_yaml(args.config)
@@ -64,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         report = run_specs(specs, args.results, accelerator=accelerator, requested_processes=requested,
                            retry_failed=args.retry_failed, progress=not args.no_progress,
-                           allow_mixed_devices=args.allow_mixed_devices)
+                           allow_mixed_devices=args.allow_mixed_devices, fleet=fleet)
     except (RuntimeError, ValueError) as exc:
         print(f"train.py: error: {exc}", file=sys.stderr)
         return 2
@@ -76,6 +86,15 @@ def main(argv: list[str] | None = None) -> int:
     if accelerator.is_main_process and not args.no_table:
         print(summary_table(load(args.results), config.suite))
     return 0
+
+
+def _fleet_size(text: str) -> int | None:
+    """``--fleet`` as an integer >= 1, or None when it is not one."""
+    try:
+        value = int(text)
+    except ValueError:
+        return None
+    return value if value >= 1 else None
 
 
 def summary_table(frame, suite: str) -> str:

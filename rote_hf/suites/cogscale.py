@@ -121,11 +121,9 @@ class CogScaleSuite(Suite):
 
     def execute(self, spec: RunSpec, device: Any = "cpu", *, data=None, build: Callable[[], Any] | None = None):
         """One CogScale fit (gradient model or ESN) -> one result row."""
-        from rote_hf.results.schema import ResultRow
         from rote_hf.train.cogscale import fit_cogscale, fit_esn, search_esn
-        from rote_hf.train.device import device_label
-        from rote_hf.train.measure import measure, trainable_parameters
-        from rote_hf.train.suites import model_builder, provenance
+        from rote_hf.train.measure import measure
+        from rote_hf.train.suites import model_builder
 
         data = self.load_data(spec) if data is None else data
         seed = int(spec.task_params["seed"])
@@ -135,7 +133,7 @@ class CogScaleSuite(Suite):
         if fitted:
             model_cfg.setdefault("reservoir_seed", seed)  # seeded reservoir (the reference's is not)
         build = model_builder(model_cfg, data.input_size, data.output_size) if build is None else build
-        protocol = None if fitted else (spec.settings if spec.settings is not None else self.protocol(spec.protocol))
+        protocol = None if fitted else self.protocol_of(spec)
         chosen: dict[str, float] = {}
         with measure(device) as m:
             if fitted and search is not None:
@@ -148,15 +146,27 @@ class CogScaleSuite(Suite):
                 model, fit = fit_esn(build, data, seed=seed, device=device)
             else:
                 model, fit = fit_cogscale(build, data, protocol, seed=seed, device=device)
+        return self.row(spec, data, model, fit, protocol, m, device, search=search, chosen=chosen)
+
+    def row(self, spec: RunSpec, data, model, fit, protocol, m, device: Any, *,
+            search: Mapping[str, Any] | None = None, chosen: Mapping[str, float] | None = None):
+        """The result row of one finished fit (``m``: its measurement; ``protocol`` None for the
+        ESN). Shared by the one-run executor and the fleet executor, so both store the same row."""
+        from rote_hf.results.schema import ResultRow
+        from rote_hf.train.device import device_label
+        from rote_hf.train.measure import trainable_parameters
+        from rote_hf.train.suites import provenance
+
+        seed = int(spec.task_params["seed"])
         settings = {"category": data.category, "best_epoch": fit.best_epoch}
         if search is not None:
-            settings.update(search=dict(search), chosen=chosen)
+            settings.update(search=dict(search), chosen=dict(chosen or {}))
         if protocol is not None:
             settings.update({k: getattr(protocol, k) for k in protocol.__dataclass_fields__}, optimizer="Adam")
         return ResultRow(
             run_id=spec.run_id, suite=self.name, task=spec.task, config=spec.task_params["difficulty"],
             task_params=dict(spec.task_params), param_count=trainable_parameters(model),
-            data_seed=seed, init_seed=seed, run=spec.run, protocol="cogscale-esn" if fitted else "cogscale",
+            data_seed=seed, init_seed=seed, run=spec.run, protocol="cogscale" if protocol is not None else "cogscale-esn",
             learning_rate=None if protocol is None else protocol.learning_rate, settings=settings,
             metrics=fit.metrics, **self.headline.row_fields(fit.metrics),
             train_time_s=fit.train_time_s, time_per_epoch_s=fit.train_time_s / max(1, fit.epochs), epochs=fit.epochs,
@@ -164,6 +174,10 @@ class CogScaleSuite(Suite):
             model=spec.model["name"], model_config={k: v for k, v in spec.model.items() if k != "name"},
             budget=budget_label(spec.model), **provenance(spec, data.fingerprint),
         )
+
+    def protocol_of(self, spec: RunSpec):
+        """The validated protocol object of a gradient-model spec."""
+        return spec.settings if spec.settings is not None else self.protocol(spec.protocol)
 
     # -- showing ---------------------------------------------------------------------------
     def summary(self, frame, *, lr_selection: str = "validation", source: str = "ours"):

@@ -194,7 +194,7 @@ def run_specs(specs: Sequence[RunSpec], results_dir: str | os.PathLike, *, accel
               requested_processes: int | None = None, retry_failed: bool = False, progress: bool = True,
               executor: Callable[..., ResultRow] | None = None, device: Any = None, poll_s: float = 5.0,
               lease_s: float = DEFAULT_LEASE_S, allow_mixed_devices: bool = False,
-              end_with_parent: bool | None = None) -> LoopReport:
+              end_with_parent: bool | None = None, fleet: int = 1) -> LoopReport:
     """Run every unfinished spec once across all processes sharing ``results_dir``; rows go there.
 
     ``retry_failed`` re-runs runs stored as failed (their row is replaced). ``executor`` replaces
@@ -203,7 +203,9 @@ def run_specs(specs: Sequence[RunSpec], results_dir: str | os.PathLike, *, accel
     store while every remaining run is held by another process. ``lease_s``: claim lease
     (:mod:`rote_hf.results.claims`). ``end_with_parent``: stop when the launcher dies (default:
     when launched by torchrun/accelerate). Returns when every run of ``specs`` is stored (or, on a
-    rank stopped by a device error, when no live process works on the rest).
+    rank stopped by a device error, when no live process works on the rest). ``fleet``: the most
+    runs trained together as one fleet (:mod:`rote_hf.train.fleet`; 1 = one run at a time; ignored
+    with ``executor``); a fleet's members are claimed together and share no result.
     """
     if accelerator is None:
         accelerator = make_accelerator()
@@ -242,32 +244,35 @@ def run_specs(specs: Sequence[RunSpec], results_dir: str | os.PathLike, *, accel
     try:
         while pending:
             ran = False
-            for spec in ([] if report.stopped else deal_order(pending, rank, world)):
+            fleet_size = 1 if executor is not None else fleet
+            for unit in ([] if report.stopped else deal_order(_units(pending, fleet_size), rank, world)):
                 watch.check()
-                if stored_now(spec) or not claims.try_claim(spec.run_id):
-                    continue
+                held = [s for s in unit if not stored_now(s) and claims.try_claim(s.run_id)]
                 try:
-                    if stored_now(spec):  # stored between our look and our claim
+                    held = [s for s in held if not stored_now(s)]  # stored between our look and our claim
+                    if not held:
                         continue
-                    report.assigned.append(spec.run_id)
+                    report.assigned.extend(s.run_id for s in held)
                     try:
-                        row = execute(spec, device, executor)
+                        rows = _execute_unit(held, device, executor)
                     except DeviceFailure as exc:
-                        report.assigned.pop()
+                        del report.assigned[-len(held):]
                         report.stopped = f"device {device} is unusable ({exc}); this rank stops"
-                        LOG.error("rank %d: %s; run %s is left to other processes", rank, report.stopped,
-                                  spec.run_id)
+                        LOG.error("rank %d: %s; %d run(s) left to other processes", rank, report.stopped, len(held))
                         break
-                    _store(store, row)
+                    for row in rows:
+                        _store(store, row)
                 finally:
-                    claims.release(spec.run_id)
+                    for s in held:
+                        claims.release(s.run_id)
                 ran = True
-                (report.ok if row.status == "ok" else report.failed).append(spec.run_id)
-                if row.status == "failed":
-                    LOG.warning("run %s failed: %s", spec.run_id, row.error.splitlines()[0])
-                if bar is not None:
-                    bar.set_postfix_str(f"{spec.model['name']} {spec.task} {row.status}", refresh=False)
-                    bar.update(1)
+                for spec, row in zip(held, rows):
+                    (report.ok if row.status == "ok" else report.failed).append(spec.run_id)
+                    if row.status == "failed":
+                        LOG.warning("run %s failed: %s", spec.run_id, row.error.splitlines()[0])
+                    if bar is not None:
+                        bar.set_postfix_str(f"{spec.model['name']} {spec.task} {row.status}", refresh=False)
+                        bar.update(1)
             pending = [s for s in pending if not stored_now(s)]
             if not pending or ran:
                 continue
@@ -293,12 +298,31 @@ def _store(store: ResultStore, row: ResultRow) -> None:
         LOG.warning("run %s was stored by another process meanwhile; keeping the stored row", row.run_id)
 
 
+def _units(pending: Sequence[RunSpec], fleet: int) -> list[list[RunSpec]]:
+    """The pending runs as units trained together (``fleet`` 1: one run a unit)."""
+    if fleet == 1:
+        return [[s] for s in pending]
+    from rote_hf.train.fleet import plan_fleets
+
+    return plan_fleets(list(pending), fleet)
+
+
+def _execute_unit(unit: Sequence[RunSpec], device: Any, executor: Callable[..., ResultRow] | None) -> list[ResultRow]:
+    """One row per spec of ``unit``, in order (a one-spec unit through :func:`execute`)."""
+    if len(unit) == 1:
+        return [execute(unit[0], device, executor)]
+    from rote_hf.train.fleet import run_fleet
+
+    return run_fleet(unit, device)
+
+
 def _progress(total: int, rank: int, enabled: bool):
     if not enabled:
         return None
     from tqdm.auto import tqdm
 
-    return tqdm(total=total, desc=f"rank {rank}", position=rank, leave=True, file=sys.stderr, dynamic_ncols=True)
+    return tqdm(total=total, desc=f"rank {rank}", unit="run", position=rank, leave=True, file=sys.stderr,
+                dynamic_ncols=True)
 
 
 def run_config(config_path: str | os.PathLike, results_dir: str | os.PathLike, **kwargs: Any) -> LoopReport:

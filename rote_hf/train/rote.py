@@ -178,7 +178,7 @@ def last_step_logits(out: Any) -> Any:
     return out[:, -1] if out.dim() == 3 else out
 
 
-def _evaluate(model, x, y, n_classes: int, batch_size: int, device) -> tuple[float, float]:
+def evaluate_split(model, x, y, n_classes: int, batch_size: int, device) -> tuple[float, float]:
     """(mean of per-batch mean CE, accuracy) over unshuffled batches — the reference's figures.
 
     ``x``/``y`` may live on ``device`` already (moved once per fit); batches are sliced and one-hot
@@ -276,7 +276,7 @@ def fit_rote(
             train_losses = finite_losses(step_losses, epoch)  # one host read per epoch, not per step
             lr = optimizer.param_groups[0]["lr"]
             scheduler.step()
-            valid_loss, _ = _evaluate(model, x_valid, y_valid, n, protocol.batch_size, device)
+            valid_loss, _ = evaluate_split(model, x_valid, y_valid, n, protocol.batch_size, device)
             history.append((sum(train_losses) / len(train_losses), valid_loss, lr))
             if on_epoch is not None:
                 on_epoch(epoch, valid_loss)
@@ -293,7 +293,7 @@ def fit_rote(
                 break
         if best_state is not None:
             model.load_state_dict(best_state)
-        test_loss, test_accuracy = _evaluate(model, x_test, y_test, n, protocol.batch_size, device)
+        test_loss, test_accuracy = evaluate_split(model, x_test, y_test, n, protocol.batch_size, device)
         forecast = rollout(model, data.context, len(data.target), data.alphabet, data.window, device)
         train_time = now(device) - start
     metrics = {"test_loss": test_loss, "test_accuracy": test_accuracy, "valid_loss_best": best,

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from rote_hf.train import RoteProtocol, fit_rote
-from rote_hf.train.rote import _evaluate
+from rote_hf.train.rote import evaluate_split
 from tests.train.tiny import LastStepGRU, TinyGRU, windows_data
 
 REF_METRICS = (("DL", "rote_benchmark.metrics:normalized_damerau_levenshtein_distance"),
@@ -53,7 +53,7 @@ def test_steplr_restore_and_patience():
     valid = [h[1] for h in fit.history]
     assert fit.best_epoch == 1 + valid.index(min(valid)) and fit.stop_reason == "max_epochs"
     # the returned model carries the best-validation weights
-    assert _evaluate(model, data.x_valid, data.y_valid, 3, 16, "cpu")[0] == pytest.approx(min(valid), abs=1e-12)
+    assert evaluate_split(model, data.x_valid, data.y_valid, 3, 16, "cpu")[0] == pytest.approx(min(valid), abs=1e-12)
     # patience counts epochs without STRICT improvement; here patience 1 stops at the first non-improving epoch
     _, short = fit_rote(lambda: TinyGRU(3, 3), data,
                         _protocol(max_epochs=60, patience=2, learning_rate=0.3, stopping_loss=-1.0))
