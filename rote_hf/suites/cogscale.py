@@ -69,7 +69,7 @@ class CogScaleSuite(Suite):
     summary_columns = ("task", "difficulty", "model", "budget", "learning_rate", "lr_selection", "seeds", "failed",
                        "mean", "std")
     dataset_builder = "rote_hf.datasets.cogscale:build"
-    dataset_card = "rote_hf.hub.cogscale_card:card_body"
+    dataset_card = "rote_hf.datasets.cogscale_card:card_body"
     config_keys = ("data", "models", "protocol", "learning_rates")
     description = "CogScale tasks: train with eval_suite/train.py"
 

@@ -26,7 +26,7 @@ class OeisLlmSuite(Suite):
     summary_columns = ("source", "model", "stratum", "scored", "failed", "accuracy", "abstention", "confabulation",
                        "recognition", "mean confidence")
     dataset_builder = "rote_hf.datasets.oeis_mdl:build"
-    dataset_card = "rote_hf.hub.cards:oeis_mdl.md"
+    dataset_card = "rote_hf.datasets:oeis_mdl.md"
     description = "run it with `rote-hf llm-query` (eval_suite/llm_query.py)"
 
     def rows(self, frame):

@@ -120,7 +120,7 @@ class RoteSuite(Suite):
     summary_columns = ("model", "fits", "failed", "params", "test_loss_mean", "test_accuracy_mean", "DL_mean", "DL_sd",
                        "JW_mean", "exact_rate", "epochs_median", "train_time_median_s", "time_per_epoch_median_s")
     dataset_builder = "rote_hf.datasets.rote_seeds:build"
-    dataset_card = "rote_hf.hub.cards:rote_seeds.md"
+    dataset_card = "rote_hf.datasets:rote_seeds.md"
     config_keys = ("data", "models", "protocol", "runs")
     description = "ROTE seeds: train with eval_suite/train.py"
 

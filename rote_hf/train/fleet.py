@@ -292,6 +292,7 @@ def fit_cogscale_fleet(build_model: Callable[[], Any], members: Sequence[CogScal
         loss_sum = torch.zeros(len(active), dtype=torch.float64, device=device)
         first_bad = torch.full((len(active),), math.nan, dtype=torch.float64, device=device)
         seen_bad = torch.zeros(len(active), dtype=torch.bool, device=device)
+        bad_step = torch.zeros(len(active), dtype=torch.long, device=device)
         n_batches = 0
         for s in range(0, n_train, first.batch_size):
             idx = orders[:, s:s + first.batch_size]
@@ -301,19 +302,20 @@ def fit_cogscale_fleet(build_model: Callable[[], Any], members: Sequence[CogScal
             detached = losses.detach().double()
             finite = torch.isfinite(detached)
             first_bad = torch.where(~finite & ~seen_bad, detached, first_bad)
+            bad_step = torch.where(~finite & ~seen_bad, n_batches + 1, bad_step)  # 1-based, as finite_losses
             seen_bad |= ~finite
             loss_sum += detached
             n_batches += 1
         # one host sync per epoch: divergence, then validation
-        seen = seen_bad.cpu().tolist()
-        bad_values = first_bad.cpu().tolist()
+        seen, bad_values, bad_steps = seen_bad.cpu().tolist(), first_bad.cpu().tolist(), bad_step.cpu().tolist()
         mean_losses = (loss_sum / n_batches).cpu().tolist()
         preds = _fleet_predict(forward, fleet.params(), Xv, _eval_chunk(first.eval_chunk))
         leaving: list[int] = []
         for pos, i in enumerate(active):
             epochs[i] = epoch
             if seen[pos]:
-                failed[i] = ValueError(f"training loss is not finite ({bad_values[pos]}) at epoch {epoch}: diverged")
+                failed[i] = ValueError(f"training loss is not finite ({bad_values[pos]}) at epoch {epoch}, "
+                                       f"step {bad_steps[pos]}: diverged")
                 leaving.append(pos)
                 continue
             val = score_steps(y_valid[i], gather_steps(preds[pos], members[i].data.T_valid), cat)
@@ -603,6 +605,7 @@ def fit_rote_fleet(build_model: Callable[[], Any], members: Sequence[RoteMember]
         loss_sum = torch.zeros(len(active), dtype=torch.float64, device=device)
         first_bad = torch.full((len(active),), math.nan, dtype=torch.float64, device=device)
         seen_bad = torch.zeros(len(active), dtype=torch.bool, device=device)
+        bad_step = torch.zeros(len(active), dtype=torch.long, device=device)
         n_batches = 0
         for s in range(0, n_train, first.batch_size):
             idx = orders[:, s:s + first.batch_size]
@@ -614,6 +617,7 @@ def fit_rote_fleet(build_model: Callable[[], Any], members: Sequence[RoteMember]
             detached = losses.detach().double()
             finite = torch.isfinite(detached)
             first_bad = torch.where(~finite & ~seen_bad, detached, first_bad)
+            bad_step = torch.where(~finite & ~seen_bad, n_batches + 1, bad_step)  # 1-based, as finite_losses
             seen_bad |= ~finite
             loss_sum += detached
             n_batches += 1
@@ -631,13 +635,14 @@ def fit_rote_fleet(build_model: Callable[[], Any], members: Sequence[RoteMember]
                 batch_losses.append(F.cross_entropy(logits.reshape(-1, n), yb.reshape(-1), reduction="none")
                                     .reshape(len(active), -1).mean(1))
             valid = torch.stack(batch_losses, 1).cpu().tolist()  # (K, n_batches) float32 values
-        seen, bad_values = seen_bad.cpu().tolist(), first_bad.cpu().tolist()
+        seen, bad_values, bad_steps = seen_bad.cpu().tolist(), first_bad.cpu().tolist(), bad_step.cpu().tolist()
         mean_losses = (loss_sum / n_batches).cpu().tolist()
         leaving = []
         for pos, i in enumerate(active):
             epochs[i] = epoch
             if seen[pos]:
-                failed[i] = ValueError(f"training loss is not finite ({bad_values[pos]}) at epoch {epoch}: diverged")
+                failed[i] = ValueError(f"training loss is not finite ({bad_values[pos]}) at epoch {epoch}, "
+                                       f"step {bad_steps[pos]}: diverged")
                 leaving.append(pos)
                 continue
             valid_loss = sum(valid[pos]) / max(1, len(valid[pos]))

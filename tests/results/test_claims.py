@@ -113,7 +113,9 @@ def test_processes_racing_for_claims_never_share_one(tmp_path):
     from tests.helpers import REPO_ROOT
 
     env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    procs = [subprocess.Popen([sys.executable, "-c", _CLAIMER, str(tmp_path), "0"], stdout=subprocess.PIPE, text=True,
+    # each claimer stays alive 5 s after claiming, so that no claim becomes stale (free to take
+    # over) while the others are still claiming
+    procs = [subprocess.Popen([sys.executable, "-c", _CLAIMER, str(tmp_path), "5"], stdout=subprocess.PIPE, text=True,
                               env=env) for _ in range(4)]
     got = [set(map(int, p.communicate(timeout=120)[0].split())) for p in procs]
     assert sum(len(g) for g in got) == 40 and set().union(*got) == set(range(40))

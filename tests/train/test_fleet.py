@@ -13,7 +13,7 @@ import torch
 from rote_hf.train import CogScaleData, CogScaleProtocol, fit_cogscale
 from rote_hf.train.fleet import (CogScaleMember, StackedAdam, epoch_order, fit_cogscale_fleet, flat_fleet,
                                  plan_fleets)
-from rote_hf.train.rote import epoch_order
+from rote_hf.train.rote import epoch_order as one_run_order
 from rote_hf.zoo import build_model
 
 MODELS = {
@@ -144,7 +144,7 @@ def test_stacked_adam_is_torch_adam_bit_for_bit(decoupled):
 def test_epoch_order_draws_like_the_one_run_path():
     with torch.random.fork_rng():
         torch.manual_seed(7)
-        expected = [epoch_order(13) for _ in range(3)]
+        expected = [one_run_order(13) for _ in range(3)]
     gen = torch.Generator()
     gen.manual_seed(7)
     assert all(torch.equal(epoch_order(13, gen), e) for e in expected)
