@@ -177,7 +177,7 @@ def shipped_provenance(name: str = "cogscale_paper", *, directory: str | os.Path
 
 
 @functools.lru_cache(maxsize=8)
-def _read(name: str, directory: str):
+def _read(name: str, directory: str, stamp: tuple[int, int] | None):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -206,7 +206,9 @@ def shipped_table(name: str = "cogscale_paper", *, directory: str | os.PathLike 
     (empty when not exported yet). Checked against the provenance's SHA-256."""
     if name not in SHIPPED_CONFIGS and directory is None:
         raise ValueError(f"name must be one of {SHIPPED_CONFIGS}, got {name!r}")
-    return _read(name, str(directory or SHIPPED_DIR))
+    path = Path(directory or SHIPPED_DIR) / f"{name}.parquet"
+    stat = path.stat() if path.is_file() else None  # a rewritten file is read again
+    return _read(name, str(directory or SHIPPED_DIR), (stat.st_mtime_ns, stat.st_size) if stat else None)
 
 
 def shipped_frame(name: str | None = None, *, directory: str | os.PathLike | None = None):
