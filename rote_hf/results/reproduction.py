@@ -281,9 +281,11 @@ def markdown_report(report, cell_table, provenance: dict | None, *, plot: str | 
         lines.append("No group has runs on both sides yet.")
         return "\n".join(lines) + "\n"
     h, h_all = headline(report), headline(report, exclude=())
+    partial = int((report["n_ours"] < 10).sum())
     lines += [f"**Headline**: {_pct(h)} of the tested non-ESN groups agree within 2 standard errors "
               f"(all groups including the ESN: {_pct(h_all)}); {h_all['groups']} groups of "
-              f"(task, difficulty, budget, model, learning rate) have runs on both sides.", ""]
+              f"(task, difficulty, budget, model, learning rate) have runs on both sides"
+              + (f", {partial} of them with fewer than 10 of our runs (still running)" if partial else "") + ".", ""]
     for by in ("model", "category", "difficulty"):
         lines += [f"### Agreement by {by}", "", _md_table(summary(report, by), [by, "groups", "tested", "agree", "fraction"]), ""]
     bad = worst(report, k)
@@ -304,7 +306,9 @@ def markdown_report(report, cell_table, provenance: dict | None, *, plot: str | 
                   f"{len(complete)} complete cells (all learning rates done) of {len(cell_table)} with runs; "
                   f"{_pct(headline(complete))} within 2 SE + {CELL_ATOL} of the published mean.", ""]
         if len(complete):
-            lines += [_md_table(complete.assign(lr=[_fmt(v, 4) for v in complete["learning_rate"]]),
+            far = complete.assign(_d=-complete["diff"].abs()).sort_values(["_d", "task", "model"]).head(k)
+            lines += [f"The {len(far)} complete cells with the largest |diff|:", "",
+                      _md_table(far.assign(lr=[_fmt(v, 4) for v in far["learning_rate"]]),
                                 ["task", "difficulty", "model", "budget", "lr", "mean_ours", "std_ours", "mean_paper",
                                  "std_paper", "diff", "agree"]), ""]
     if plot:
@@ -321,23 +325,34 @@ def write_plot(report, path: str | os.PathLike) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 6.0), dpi=110)
+    fig, axes = plt.subplots(1, 2, figsize=(11.5, 5.6), dpi=100)
     hi = 1.0
     if len(report):
         hi = max(1.0, float(min(2.0, max(report["mean_ours"].max(), report["mean_paper"].max()))) * 1.02)
-        for model, g in report.groupby("model", sort=True):
+    floor = 1e-9  # log panel: MSEs of solved regression groups go down to ~1e-8
+    for ax, log in zip(axes, (False, True)):
+        for model, g in report.groupby("model", sort=True) if len(report) else ():
             ok = g["agree"].fillna(True).to_numpy(bool)
-            line = ax.scatter(g["mean_paper"][ok], g["mean_ours"][ok], s=14, alpha=0.7, label=model)
-            ax.scatter(g["mean_paper"][~ok], g["mean_ours"][~ok], s=28, facecolors="none",
-                       edgecolors=line.get_facecolor()[0], linewidths=1.2)
-    ax.plot([0, hi], [0, hi], color="black", lw=0.8, label="diagonal (ours = published)")
-    ax.set_xlim(-0.02, hi)
-    ax.set_ylim(-0.02, hi)
-    ax.set_xlabel("published mean test score (per group)")
-    ax.set_ylabel("our mean test score (per group)")
-    ax.set_title("CogScale reproduction: one point per (task, difficulty, budget, model, LR)\n"
-                 "hollow = outside 2 standard errors", fontsize=9)
-    ax.legend(fontsize=7, loc="upper left")
+            x, y = g["mean_paper"].to_numpy(float), g["mean_ours"].to_numpy(float)
+            if log:
+                x, y = x.clip(min=floor), y.clip(min=floor)
+            line = ax.scatter(x[ok], y[ok], s=14, alpha=0.7, label=model)
+            ax.scatter(x[~ok], y[~ok], s=30, facecolors="none", edgecolors=line.get_facecolor()[0], linewidths=1.2)
+        lo = floor if log else 0.0
+        ax.plot([lo, hi], [lo, hi], color="black", lw=0.8, label="diagonal (ours = published)")
+        if log:
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlim(floor / 2, hi * 1.5)
+            ax.set_ylim(floor / 2, hi * 1.5)
+        else:
+            ax.set_xlim(-0.02, hi)
+            ax.set_ylim(-0.02, hi)
+        ax.set_xlabel("published mean test score (per group)" + (", log" if log else ""))
+        ax.set_ylabel("our mean test score (per group)" + (f", log, clipped at {floor:g}" if log else ""))
+        ax.legend(fontsize=7, loc="upper left")
+    fig.suptitle("CogScale reproduction: one point per (task, difficulty, budget, model, LR); "
+                 "hollow = outside 2 standard errors", fontsize=10)
     fig.tight_layout()
     path = os.fspath(path)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".png", dir=os.path.dirname(os.path.abspath(path)))
