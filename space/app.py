@@ -5,7 +5,7 @@
 Reads the results store (``./results`` by default; ``$ROTE_RESULTS_REPO`` adds a results dataset
 repo, a hub id or a folder) and never trains. The logic lives in ``rote_hf.leaderboard`` (pure
 functions); this file only wires it to Gradio. API names (for ``gradio_client``):
-``/rote_board``, ``/cogscale_board``, ``/llm_board``, ``/submit``, ``/llm_query``.
+``/rote_board``, ``/cogscale_board``, ``/reproduction``, ``/llm_board``, ``/submit``, ``/llm_query``.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from rote_hf.leaderboard import (  # noqa: E402
     parse_submission, rote_board, store_submission,
 )
 from rote_hf.leaderboard import plots  # noqa: E402
+from rote_hf.leaderboard.reproduction import REPRODUCTION_MODELS, REPRODUCTION_VIEWS, reproduction_view  # noqa: E402
 from rote_hf.leaderboard.tables import filter_rote, rote_frame  # noqa: E402
 
 LLM_PLOT_METRICS = ("accuracy", "abstention", "confabulation", "mean confidence", "acc | recognised",
@@ -67,6 +68,9 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
                                   title=f"{d} ({'best overall, ours' if radar_source == 'ours' else 'best published mean'})")
                   for d in ("small", "medium")]
         return board, *radars
+
+    def repro_view(view, model, difficulty):
+        return reproduction_view(rows(), view=view, model=model, difficulty=difficulty)
 
     def llm_view(stratum, model, source, metric):
         board = llm_board(rows(), stratum=stratum, model=model, source=source)
@@ -153,6 +157,17 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
                     radar_medium = gr.HTML(init_cog[2], elem_id="radar-medium")
                 cog_btn.click(cogscale_view, [lr, task, diff, budget, cog_source, radar_src],
                               [cog_table, radar_small, radar_medium], api_name="cogscale_board")
+                with gr.Accordion("Reproduction: our cogscale_paper runs vs the published runs", open=False):
+                    with gr.Row():
+                        repro_kind = gr.Dropdown(list(REPRODUCTION_VIEWS), value=REPRODUCTION_VIEWS[0], label="view")
+                        repro_model = gr.Dropdown(_choices(list(REPRODUCTION_MODELS)), value=ALL, label="model")
+                        repro_diff = gr.Dropdown(_choices(["small", "medium"]), value=ALL, label="difficulty")
+                    repro_btn = gr.Button("Show reproduction")
+                    repro_text = gr.Markdown(elem_id="reproduction-headline")
+                    repro_table = gr.Dataframe(interactive=False, elem_id="reproduction-table",
+                                               label="agreement within 2 standard errors, group by group")
+                    repro_btn.click(repro_view, [repro_kind, repro_model, repro_diff], [repro_table, repro_text],
+                                    api_name="reproduction")
 
             with gr.Tab("OEIS-LLM", id="llm"):
                 with gr.Row():

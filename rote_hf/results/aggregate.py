@@ -166,6 +166,8 @@ def format_table(frame, columns: list[str] | None = None, digits: int = 4) -> st
 
 # -- reproduction report (issue 13): our runs against the published per-run results ----------------
 
+import functools as _functools  # noqa: E402 -- kept with the section it serves
+
 #: Our zoo (registry) names -> the names of CogScale's published rows (rote_hf.results.published).
 REPRODUCTION_MODEL_NAMES = {
     "esn": "ESN", "gru": "GRU", "lstm": "LSTM", "mamba": "Mamba", "transformer": "TransformerDecoder",
@@ -177,11 +179,14 @@ AGREE_ATOL = 1e-6
 CUDA) and float64 (ours) differs by ~1e-8; it matters only where both stds are 0."""
 
 
-def _per_run_scores(df, config_name: str | None):
-    """Rows -> one frame of finite test scores keyed by :data:`REPRODUCTION_KEYS` (paper model names)."""
+def per_run_scores(df, *, source: str = "ours", config_name: str | None = None):
+    """Result rows -> one frame of finite CogScale test scores: :data:`REPRODUCTION_KEYS` (published
+    model names; ESN learning rate -1), ``seed`` and ``test``. Keeps ``source``, ``status == "ok"``
+    and (unless ``None``) ``config_name``; ``metrics`` may be dicts or JSON text."""
     import pandas as pd
 
-    df = df[(df["suite"] == "cogscale") & (df["status"] == "ok")]
+    df = _ours(df, "cogscale", source)
+    df = decode_metrics(df[df["status"] == "ok"])
     if config_name is not None and "config_name" in df:
         df = df[df["config_name"] == config_name]
     out = pd.DataFrame({
@@ -189,9 +194,10 @@ def _per_run_scores(df, config_name: str | None):
         "model": [REPRODUCTION_MODEL_NAMES.get(m, m) for m in df["model"]],
         # ESN has no learning rate: -1 keeps it a group key (NaN keys do not join reliably)
         "learning_rate": pd.to_numeric(df["learning_rate"], errors="coerce").round(12).fillna(-1.0).to_numpy(),
+        "seed": pd.to_numeric(df["data_seed"]).to_numpy(),
         "test": _metric(df, "test_score").to_numpy(),
     })
-    return out[out["test"].notna()]
+    return out[out["test"].notna()].reset_index(drop=True)
 
 
 def reproduction_report(ours=None, paper=None, *, config_name: str | None = "cogscale_paper", clip: bool = False):
@@ -226,17 +232,13 @@ def reproduction_report(ours=None, paper=None, *, config_name: str | None = "cog
 
         ours = shipped_frame()
     if paper is None:
-        from rote_hf.results.published import cogscale_run_rows
-        from rote_hf.results.store import rows_to_frame
-
-        paper = rows_to_frame(cogscale_run_rows(), decode_json=False)
+        paper = published_cogscale_runs()
     for name, frame in (("ours", ours), ("paper", paper)):
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"{name} must be a pandas DataFrame of result rows, got {type(frame).__name__}")
-    ours, paper = _decoded(ours), _decoded(paper)
     sides = []
-    for label, frame, source in (("ours", ours, "ours"), ("paper", paper, "paper")):
-        scores = _per_run_scores(_ours(frame, source=source), config_name if source == "ours" else None)
+    for label, frame in (("ours", ours), ("paper", paper)):
+        scores = per_run_scores(frame, source=label, config_name=config_name if label == "ours" else None)
         if clip:
             scores["test"] = scores["test"].clip(upper=1.0)
         g = scores.groupby(list(REPRODUCTION_KEYS), sort=True)["test"]
@@ -264,11 +266,25 @@ def reproduction_report(ours=None, paper=None, *, config_name: str | None = "cog
     return table
 
 
-def _decoded(frame):
+def decode_metrics(frame):
     """A frame whose ``metrics`` column holds dicts (decodes JSON text; leaves dicts as they are)."""
     import json
 
-    if len(frame) and isinstance(frame["metrics"].iloc[0], str):
+    if any(isinstance(v, str) for v in frame["metrics"]):
         frame = frame.copy()
-        frame["metrics"] = [json.loads(v) if isinstance(v, str) and v else {} for v in frame["metrics"]]
+        frame["metrics"] = [(json.loads(v) if v else {}) if isinstance(v, str) else v for v in frame["metrics"]]
     return frame
+
+
+def published_cogscale_runs():
+    """CogScale's 25,760 published runs as a frame (JSON columns as text); built once per process
+    (the leaderboard asks on every request), a copy each call."""
+    return _published_cogscale_runs().copy()
+
+
+@_functools.lru_cache(maxsize=1)
+def _published_cogscale_runs():
+    from rote_hf.results.published import cogscale_run_rows
+    from rote_hf.results.store import rows_to_frame
+
+    return rows_to_frame(cogscale_run_rows(), decode_json=False)

@@ -118,7 +118,7 @@ def cells(ours=None, *, config_name: str | None = "cogscale_paper"):
     import numpy as np
     import pandas as pd
 
-    from rote_hf.results.aggregate import REPRODUCTION_MODEL_NAMES, _decoded, cogscale_table
+    from rote_hf.results.aggregate import REPRODUCTION_MODEL_NAMES, cogscale_table, decode_metrics
     from rote_hf.results.published import cogscale_rows
 
     if ours is None:
@@ -128,7 +128,7 @@ def cells(ours=None, *, config_name: str | None = "cogscale_paper"):
     ours = ours[(ours["source"] == "ours") & (ours["suite"] == "cogscale")]
     if config_name is not None:
         ours = ours[ours["config_name"] == config_name]
-    ours = _decoded(ours).copy()
+    ours = decode_metrics(ours).copy()
     ours["model"] = [REPRODUCTION_MODEL_NAMES.get(m, m) for m in ours["model"]]
     columns = ["task", "difficulty", "model", "budget", "lrs", "complete", "learning_rate", "seeds", "mean_ours",
                "std_ours", "mean_paper", "std_paper", "diff", "se", "agree"]
@@ -160,32 +160,16 @@ def paired_runs(ours=None, paper=None, *, config_name: str | None = "cogscale_pa
     sides (the seed drives data and initialisation in both protocols), with ``test_ours``,
     ``test_paper`` and ``diff`` (NaN scores dropped). Same data and same initialisation make many
     runs equal up to float32 CUDA-vs-CPU noise; this shows how many."""
-    import pandas as pd
-
-    from rote_hf.results.aggregate import REPRODUCTION_KEYS, REPRODUCTION_MODEL_NAMES, _decoded, _metric
+    from rote_hf.results.aggregate import REPRODUCTION_KEYS, per_run_scores, published_cogscale_runs
 
     if ours is None:
         from rote_hf.results.shipped import shipped_frame
 
         ours = shipped_frame()
-    if paper is None:
-        from rote_hf.results.published import cogscale_run_rows
-        from rote_hf.results.store import rows_to_frame
-
-        paper = rows_to_frame(cogscale_run_rows(), decode_json=False)
-    sides = []
-    for label, frame in (("ours", ours), ("paper", paper)):
-        frame = frame[(frame["source"] == label) & (frame["suite"] == "cogscale") & (frame["status"] == "ok")]
-        if label == "ours" and config_name is not None:
-            frame = frame[frame["config_name"] == config_name]
-        frame = _decoded(frame)
-        sides.append(pd.DataFrame({
-            "task": frame["task"].to_numpy(), "difficulty": frame["config"].to_numpy(),
-            "budget": frame["budget"].to_numpy(), "model": [REPRODUCTION_MODEL_NAMES.get(m, m) for m in frame["model"]],
-            "learning_rate": pd.to_numeric(frame["learning_rate"], errors="coerce").round(12).fillna(-1.0).to_numpy(),
-            "seed": pd.to_numeric(frame["data_seed"]).to_numpy(), f"test_{label}": _metric(frame, "test_score").to_numpy(),
-        }).dropna())
-    out = sides[0].merge(sides[1], on=[*REPRODUCTION_KEYS, "seed"], how="inner")
+    paper = published_cogscale_runs() if paper is None else paper
+    mine = per_run_scores(ours, source="ours", config_name=config_name).rename(columns={"test": "test_ours"})
+    theirs = per_run_scores(paper, source="paper").rename(columns={"test": "test_paper"})
+    out = mine.merge(theirs, on=[*REPRODUCTION_KEYS, "seed"], how="inner")
     out["diff"] = out["test_ours"] - out["test_paper"]
     out["learning_rate"] = out["learning_rate"].where(out["learning_rate"] >= 0)
     return out.sort_values([*REPRODUCTION_KEYS, "seed"]).reset_index(drop=True)
@@ -220,7 +204,8 @@ def _md_table(frame, columns: list[str]) -> str:
     return "\n".join(lines)
 
 
-def _pct(h: dict[str, Any]) -> str:
+def fraction_text(h: dict[str, Any]) -> str:
+    """A :func:`headline` as ``"93.1 % (81/87)"`` (``"–"`` when nothing was tested)."""
     return "–" if math.isnan(h["fraction"]) else f"{100 * h['fraction']:.1f} % ({h['agree']}/{h['tested']})"
 
 
@@ -236,8 +221,8 @@ def text_report(report, cell_table=None, provenance: dict | None = None, *, k: i
     if not len(report):
         lines.append("no group has runs on both sides yet (no reproduction rows shipped, or none match)")
         return "\n".join(lines)
-    lines.append(f"headline (non-ESN groups within 2 SE): {_pct(headline(report))}; "
-                 f"all groups incl. ESN: {_pct(headline(report, exclude=()))}")
+    lines.append(f"headline (non-ESN groups within 2 SE): {fraction_text(headline(report))}; "
+                 f"all groups incl. ESN: {fraction_text(headline(report, exclude=()))}")
     for by in ("model", "category"):
         lines += ["", f"agreement by {by}:", format_table(summary(report, by), digits=3)]
     bad = worst(report, k)
@@ -253,7 +238,7 @@ def text_report(report, cell_table=None, provenance: dict | None = None, *, k: i
     if cell_table is not None and len(cell_table):
         complete = cell_table[cell_table["complete"]]
         h = headline(complete)
-        lines += ["", f"LR chosen on test, complete cells vs the published table: {_pct(h)} within 2 SE + "
+        lines += ["", f"LR chosen on test, complete cells vs the published table: {fraction_text(h)} within 2 SE + "
                       f"{CELL_ATOL} ({len(cell_table) - len(complete)} incomplete cells left out)"]
     return "\n".join(lines)
 
@@ -282,8 +267,8 @@ def markdown_report(report, cell_table, provenance: dict | None, *, plot: str | 
         return "\n".join(lines) + "\n"
     h, h_all = headline(report), headline(report, exclude=())
     partial = int((report["n_ours"] < 10).sum())
-    lines += [f"**Headline**: {_pct(h)} of the tested non-ESN groups agree within 2 standard errors "
-              f"(all groups including the ESN: {_pct(h_all)}); {h_all['groups']} groups of "
+    lines += [f"**Headline**: {fraction_text(h)} of the tested non-ESN groups agree within 2 standard errors "
+              f"(all groups including the ESN: {fraction_text(h_all)}); {h_all['groups']} groups of "
               f"(task, difficulty, budget, model, learning rate) have runs on both sides"
               + (f", {partial} of them with fewer than 10 of our runs (still running)" if partial else "") + ".", ""]
     for by in ("model", "category", "difficulty"):
@@ -304,7 +289,7 @@ def markdown_report(report, cell_table, provenance: dict | None, *, plot: str | 
         complete = cell_table[cell_table["complete"]]
         lines += ["### LR chosen on test: our cells vs the published table", "",
                   f"{len(complete)} complete cells (all learning rates done) of {len(cell_table)} with runs; "
-                  f"{_pct(headline(complete))} within 2 SE + {CELL_ATOL} of the published mean.", ""]
+                  f"{fraction_text(headline(complete))} within 2 SE + {CELL_ATOL} of the published mean.", ""]
         if len(complete):
             far = complete.assign(_d=-complete["diff"].abs()).sort_values(["_d", "task", "model"]).head(k)
             lines += [f"The {len(far)} complete cells with the largest |diff|:", "",
