@@ -30,7 +30,9 @@ from rote_hf.leaderboard import (  # noqa: E402
     parse_submission, rote_board, store_submission,
 )
 from rote_hf.leaderboard import plots  # noqa: E402
-from rote_hf.leaderboard.reproduction import REPRODUCTION_MODELS, REPRODUCTION_VIEWS, reproduction_view  # noqa: E402
+from rote_hf.leaderboard.reproduction import (  # noqa: E402
+    REPRODUCTION_MODELS, REPRODUCTION_VIEWS, reproduction_configs, reproduction_view,
+)
 from rote_hf.leaderboard.tables import filter_rote, rote_frame  # noqa: E402
 
 LLM_PLOT_METRICS = ("accuracy", "abstention", "confabulation", "mean confidence", "acc | recognised",
@@ -69,8 +71,8 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
                   for d in ("small", "medium")]
         return board, *radars
 
-    def repro_view(view, model, difficulty):
-        return reproduction_view(rows(), view=view, model=model, difficulty=difficulty)
+    def repro_view(view, model, difficulty, config):
+        return reproduction_view(rows(), view=view, model=model, difficulty=difficulty, config=config)
 
     def llm_view(stratum, model, source, metric):
         board = llm_board(rows(), stratum=stratum, model=model, source=source)
@@ -162,11 +164,13 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
                         repro_kind = gr.Dropdown(list(REPRODUCTION_VIEWS), value=REPRODUCTION_VIEWS[0], label="view")
                         repro_model = gr.Dropdown(_choices(list(REPRODUCTION_MODELS)), value=ALL, label="model")
                         repro_diff = gr.Dropdown(_choices(["small", "medium"]), value=ALL, label="difficulty")
+                        repro_config = gr.Dropdown(reproduction_configs(df0), value="cogscale_paper",
+                                                   allow_custom_value=True, label="our sweep config")
                     repro_btn = gr.Button("Show reproduction")
                     repro_text = gr.Markdown(elem_id="reproduction-headline")
                     repro_table = gr.Dataframe(interactive=False, elem_id="reproduction-table",
                                                label="agreement within 2 standard errors, group by group")
-                    repro_btn.click(repro_view, [repro_kind, repro_model, repro_diff], [repro_table, repro_text],
+                    repro_btn.click(repro_view, [repro_kind, repro_model, repro_diff, repro_config], [repro_table, repro_text],
                                     api_name="reproduction")
 
             with gr.Tab("OEIS-LLM", id="llm"):

@@ -38,10 +38,18 @@ def _round(frame, digits: int = 4):
     return out
 
 
+def reproduction_configs(df) -> list[str]:
+    """Config names of our CogScale rows (the view's choices), ``cogscale_paper`` first."""
+    ours = df[(df["source"] == "ours") & (df["suite"] == "cogscale")]
+    names = sorted({c for c in ours["config_name"] if isinstance(c, str) and c} - {"cogscale_paper"})
+    return ["cogscale_paper", *names]
+
+
 def reproduction_view(df, *, view: str = "by model", model: str = ALL, difficulty: str = ALL,
-                      worst_k: int = 30) -> tuple[Any, str]:
-    """``(table, headline_markdown)`` for one of :data:`REPRODUCTION_VIEWS`, filtered by published
-    ``model`` name and ``difficulty`` (``"all"``: no filter)."""
+                      config: str = "cogscale_paper", worst_k: int = 30) -> tuple[Any, str]:
+    """``(table, headline_markdown)`` for one of :data:`REPRODUCTION_VIEWS`: our rows of sweep
+    ``config`` against the published runs, filtered by published ``model`` name and
+    ``difficulty`` (``"all"``: no filter)."""
     import pandas as pd
 
     from rote_hf.results.aggregate import reproduction_report
@@ -49,11 +57,13 @@ def reproduction_view(df, *, view: str = "by model", model: str = ALL, difficult
 
     if view not in REPRODUCTION_VIEWS:
         raise ValueError(f"view must be one of {REPRODUCTION_VIEWS}, got {view!r}")
-    ours = df[(df["source"] == "ours") & (df["suite"] == "cogscale") & (df["config_name"] == "cogscale_paper")]
+    if not isinstance(config, str) or not config:
+        raise ValueError(f"config must be a non-empty sweep config name, got {config!r}")
+    ours = df[(df["source"] == "ours") & (df["suite"] == "cogscale") & (df["config_name"] == config)]
     if not len(ours):
-        return pd.DataFrame(columns=["message"]), ("No reproduction runs (`config_name = cogscale_paper`) yet: export "
-                                                   "them with `rote-hf results --export-reproduction --results DIR`.")
-    report = reproduction_report(ours)
+        return pd.DataFrame(columns=["message"]), (f"No runs of `{config}` yet (the reproduction rows ship with "
+                                                   "`rote-hf results --export-reproduction --results DIR`).")
+    report = reproduction_report(ours, config_name=config)
     if model != ALL:
         report = report[report["model"] == model]
     if difficulty != ALL:
@@ -71,7 +81,7 @@ def reproduction_view(df, *, view: str = "by model", model: str = ALL, difficult
     elif view == "all groups":
         table = report[_GROUP_COLUMNS]
     else:
-        table = cells(ours)
+        table = cells(ours, config_name=config)
         if model != ALL:
             table = table[table["model"] == model]
         if difficulty != ALL:
