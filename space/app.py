@@ -47,12 +47,13 @@ def _choices(values: list[str]) -> list[str]:
     return [ALL, *values]
 
 
-def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
-    """The Blocks app over the results store at ``results`` (read on every request)."""
+def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True) -> gr.Blocks:
+    """The Blocks app over the results store at ``results`` (read on every request);
+    ``shipped=False`` leaves out the reproduction rows shipped with the package."""
     results = str(results)
 
     def rows():
-        return load_rows(results)
+        return load_rows(results, shipped=shipped)
 
     def rote_view(n, c, track, source, device):
         df = rows()
@@ -232,8 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--results", default="results", help="results store folder (default: ./results)")
     parser.add_argument("--host", default="127.0.0.1", help="address to serve on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=None, help="port (default: 7860 or the next free one)")
+    parser.add_argument("--no-shipped", dest="shipped", action="store_false",
+                        help="leave out our reproduction rows shipped with the package (only the store's rows)")
     args = parser.parse_args(argv)
-    demo = build_demo(args.results)
+    demo = build_demo(args.results, shipped=args.shipped)
     demo.queue(default_concurrency_limit=2).launch(server_name=args.host, server_port=args.port,
                                                    max_file_size=MAX_BYTES, ssr_mode=False, show_error=True)
     return 0

@@ -1,6 +1,7 @@
 """Where the leaderboard's rows come from.
 
-- The published rows of the papers (always; shipped with the package).
+- The published rows of the papers (always; shipped with the package), and our reproduction
+  rows shipped with the package (unless ``shipped=False``).
 - A local results store (``--results DIR``, default ``./results``; may not exist yet).
 - When the environment variable :data:`RESULTS_REPO_ENV` is set: a results dataset repo as
   published by ``rote-hf publish`` (``data/ours/*.parquet``), given as a hub id
@@ -48,9 +49,10 @@ def read_repo_table(folder: str | os.PathLike):
     return pa.concat_tables(tables) if tables else schema.empty_table()
 
 
-def load_rows(results: str | os.PathLike | None = "results", *, repo: str | None = None):
+def load_rows(results: str | os.PathLike | None = "results", *, repo: str | None = None, shipped: bool = True):
     """Published rows + the local store + (``repo`` or ``$ROTE_RESULTS_REPO``) as one DataFrame
-    (JSON columns decoded), deduplicated on ``run_id``."""
+    (JSON columns decoded), deduplicated on ``run_id``. ``shipped=False`` leaves out our
+    reproduction rows shipped with the package (:mod:`rote_hf.results.shipped`)."""
     import pandas as pd
 
     from rote_hf.results import load
@@ -62,7 +64,13 @@ def load_rows(results: str | os.PathLike | None = "results", *, repo: str | None
         frames.append(load(results, include_paper=False, decode_json=False))
     if repo:
         frames.append(read_repo_table(repo_folder(repo)).to_pandas())
-    frames.append(load(None, include_paper=True, decode_json=False))
+    if shipped:
+        frames.append(load(None, include_paper=True, decode_json=False))
+    else:
+        from rote_hf.results.published import paper_rows
+        from rote_hf.results.store import rows_to_frame
+
+        frames.append(rows_to_frame(paper_rows(), decode_json=False))
     frame = pd.concat([f for f in frames if len(f)] or frames[-1:], ignore_index=True)
     frame = frame.drop_duplicates(subset="run_id", keep="first").reset_index(drop=True)
     return _decode(frame)

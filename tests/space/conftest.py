@@ -58,8 +58,10 @@ def app(tmp_path_factory) -> Iterator[App]:
 
 
 @contextlib.contextmanager
-def serve_app(base: Path, results: Path) -> Iterator[App]:
-    """``space/app.py`` over the store ``results`` (logs and samples in ``base``) until the block ends."""
+def serve_app(base: Path, results: Path, *, shipped: bool = False) -> Iterator[App]:
+    """``space/app.py`` over the store ``results`` (logs and samples in ``base``) until the block ends.
+    The reproduction rows shipped with the package are left out unless ``shipped`` (they grow as the
+    grid runs; the tests' counts are over their own store)."""
     port = free_port()
     log = base / "app.log"
     sample = base / "llm_sample.json"
@@ -71,7 +73,8 @@ def serve_app(base: Path, results: Path) -> Iterator[App]:
     env.pop("ROTE_RESULTS_REPO", None)
     with open(log, "wb") as out:
         proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "space" / "app.py"), "--results", str(results),
-                                 "--host", "127.0.0.1", "--port", str(port)], stdout=out, stderr=subprocess.STDOUT,
+                                 "--host", "127.0.0.1", "--port", str(port)]
+                                + ([] if shipped else ["--no-shipped"]), stdout=out, stderr=subprocess.STDOUT,
                                 env=env, cwd=base)
     url = f"http://127.0.0.1:{port}/"
     try:

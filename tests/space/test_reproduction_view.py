@@ -49,7 +49,7 @@ def client(tmp_path_factory):
     store = ResultStore(results)
     for row in _copied_rows():
         store.append(row)
-    with serve_app(base, results) as app:
+    with serve_app(base, results, shipped=True) as app:  # the real view: shipped rows included
         yield gradio_client.Client(app.url, verbose=False)
 
 
