@@ -240,3 +240,39 @@ def test_cli_export_and_reproduction(tiny_store, tmp_path):
         assert len(bad.stderr.strip().splitlines()) == 1
     both = run_cli("results", "--reproduction", "--export-reproduction")
     assert both.returncode == 2 and "not allowed with" in both.stderr
+
+
+def test_nothing_shipped_yet_works_and_says_so(tmp_path):
+    from rote_hf.results.reproduction import markdown_report, text_report
+
+    empty = shipped_frame("cogscale_paper", directory=tmp_path)
+    assert len(empty) == 0 and shipped_provenance(directory=tmp_path) is None
+    report = reproduction_report(empty)
+    assert len(report) == 0 and {"task", "difficulty", "budget", "model", "learning_rate", "n_ours", "mean_ours",
+                                 "std_ours", "n_paper", "mean_paper", "std_paper", "agree"} <= set(report.columns)
+    assert math.isnan(headline(report)["fraction"]) and len(cells(empty)) == 0 and len(worst(report)) == 0
+    assert "no group has runs on both sides yet" in text_report(report, cells(empty), None)
+    assert "No reproduction rows are shipped yet" in markdown_report(report, cells(empty), None)
+
+
+def test_the_docs_page_regenerates(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.helpers import REPO_ROOT
+
+    doc = tmp_path / "page.md"
+    doc.write_text("# hand-written\n\n<!-- BEGIN GENERATED -->\nstale\n<!-- END GENERATED -->\n\nfooter\n")
+    png = tmp_path / "plot.png"
+    proc = subprocess.run([sys.executable, str(REPO_ROOT / "benchmarks" / "reproduction_report.py"), "--doc", str(doc),
+                           "--plot", str(png)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    page = doc.read_text()
+    assert page.startswith("# hand-written\n\n<!-- BEGIN GENERATED -->\n") and page.endswith("<!-- END GENERATED -->\n\nfooter\n")
+    assert "stale" not in page
+    prov = shipped_provenance()
+    if prov:
+        assert f"{prov['runs_ok']:,} finished" in page and "](plot.png)" in page and "**Headline**" in page
+    else:
+        assert "No reproduction rows are shipped yet" in page
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
