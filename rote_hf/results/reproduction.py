@@ -34,8 +34,9 @@ CAUSES = {
                      "the reference): on this task the answer leaks from future inputs, so the score measures "
                      "how much of the leak is learnt, not memory (spec §12.2)",
     "threshold": "multi-label threshold tuned for exact match but scored label-wise: a model that learns little "
-                 "keeps the first threshold (0.01) and predicts all ones, so groups jump between plateaus "
-                 "(spec §12.3)",
+                 "keeps the first threshold (0.01) and predicts all ones, so runs jump between two plateaus "
+                 "(spec §12.3); and our input columns are sorted, the reference's follow PYTHONHASHSEED, so a "
+                 "seed's run is not the published run",
     "forecasting": "forecasting data ignore the seed: the 10 runs differ only by initialisation, so the std and "
                    "the 2-SE band are small; at most 200 optimiser steps (spec §12.6)",
     "xlstm": "xLSTM: ours is xlstm 2.0.6 on the vanilla (CPU) backend, the paper's xlstm 1.0.8 on CUDA kernels",
