@@ -5,7 +5,7 @@
 Reads the results store (``./results`` by default; ``$ROTE_RESULTS_REPO`` adds a results dataset
 repo, a hub id or a folder) and never trains. The logic lives in ``rote_hf.leaderboard`` (pure
 functions); this file only wires it to Gradio. API names (for ``gradio_client``):
-``/rote_board``, ``/cogscale_board``, ``/llm_board``, ``/submit``, ``/llm_query``.
+``/rote_board``, ``/cogscale_board``, ``/reproduction``, ``/llm_board``, ``/submit``, ``/llm_query``.
 """
 
 from __future__ import annotations
@@ -34,6 +34,9 @@ from rote_hf.leaderboard import plots  # noqa: E402
 from rote_hf.leaderboard.tables import RUNS, filter_rote, rote_frame  # noqa: E402
 from rote_hf.results.schema import SOURCES  # noqa: E402
 from rote_hf.zoo.display import DISPLAY_NAMES, display_name  # noqa: E402
+from rote_hf.leaderboard.reproduction import (  # noqa: E402
+    REPRODUCTION_MODELS, REPRODUCTION_VIEWS, reproduction_configs, reproduction_view,
+)
 
 LLM_PLOT_METRICS = ("accuracy", "abstention", "confabulation", "mean confidence", "acc | recognised",
                     "acc | unrecognised")
@@ -62,12 +65,13 @@ def _notice(notices: list[str]) -> str:
             f"shows them (the files are kept).\n{shown}{more}")
 
 
-def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
-    """The Blocks app over the results store at ``results`` (read on every request)."""
+def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True) -> gr.Blocks:
+    """The Blocks app over the results store at ``results`` (read on every request);
+    ``shipped=False`` leaves out the reproduction rows shipped with the package."""
     results = str(results)
 
     def loaded():
-        return load_board_rows(results)
+        return load_board_rows(results, shipped=shipped)
 
     def rows():
         return loaded()[0]
@@ -91,6 +95,9 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
                                         f"({'best overall, ours' if radar_source == 'ours' else 'best published mean'})")
                   for d in ("small", "medium")]
         return board, *radars
+
+    def repro_view(view, model, difficulty, config):
+        return reproduction_view(rows(), view=view, model=model, difficulty=difficulty, config=config)
 
     def llm_view(stratum, model, source, metric):
         board = llm_board(rows(), stratum=stratum, model=model, source=source)
@@ -204,6 +211,19 @@ def build_demo(results: str | os.PathLike = "results") -> gr.Blocks:
                 cog_btn.click(cogscale_view, [lr, task, diff, budget, cog_source, radar_src, cells],
                               [cog_table, radar_small, radar_medium], api_name="cogscale_board").then(
                     notice, None, board_notice, api_visibility="private")
+                with gr.Accordion("Reproduction: our cogscale_paper runs vs the published runs", open=False):
+                    with gr.Row():
+                        repro_kind = gr.Dropdown(list(REPRODUCTION_VIEWS), value=REPRODUCTION_VIEWS[0], label="view")
+                        repro_model = gr.Dropdown(_choices(list(REPRODUCTION_MODELS)), value=ALL, label="model")
+                        repro_diff = gr.Dropdown(_choices(["small", "medium"]), value=ALL, label="difficulty")
+                        repro_config = gr.Dropdown(reproduction_configs(df0), value="cogscale_paper",
+                                                   allow_custom_value=True, label="our sweep config")
+                    repro_btn = gr.Button("Show reproduction")
+                    repro_text = gr.Markdown(elem_id="reproduction-headline")
+                    repro_table = gr.Dataframe(interactive=False, elem_id="reproduction-table",
+                                               label="agreement within 2 standard errors, group by group")
+                    repro_btn.click(repro_view, [repro_kind, repro_model, repro_diff, repro_config], [repro_table, repro_text],
+                                    api_name="reproduction")
 
             with gr.Tab("OEIS-LLM", id="llm"):
                 with gr.Row():
@@ -274,8 +294,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="address to serve on (default: $GRADIO_SERVER_NAME, else 127.0.0.1)")
     parser.add_argument("--port", type=int, default=int(env_port) if env_port else None,
                         help="port (default: $GRADIO_SERVER_PORT, else 7860 or the next free one)")
+    parser.add_argument("--no-shipped", dest="shipped", action="store_false",
+                        help="leave out our reproduction rows shipped with the package (only the store's rows)")
     args = parser.parse_args(argv)
-    demo = build_demo(args.results)
+    demo = build_demo(args.results, shipped=args.shipped)
     demo.queue(default_concurrency_limit=2).launch(server_name=args.host, server_port=args.port,
                                                    max_file_size=MAX_BYTES, ssr_mode=False, show_error=True)
     return 0

@@ -147,21 +147,28 @@ def results_card(configs: list[str]) -> str:
 
 
 def build_results_repo(root: Path, results: str | os.PathLike | None) -> BuiltRepo:
-    """``<root>/rote/results/``: configs ``ours`` (the store at ``results``, if any rows) and ``paper``."""
+    """``<root>/rote/results/``: configs ``ours`` (the shipped reproduction rows + the store at
+    ``results``, if any rows) and ``paper``."""
     import datasets
     import pyarrow as pa
+    import pyarrow.compute as pc
     from datasets.table import InMemoryTable
 
     from rote_hf.results import ResultStore
     from rote_hf.results.published import paper_rows
     from rote_hf.results.schema import arrow_schema
+    from rote_hf.results.shipped import SHIPPED_CONFIGS, shipped_table
 
     schema = arrow_schema()
     configs: dict[str, dict[str, datasets.Dataset]] = {}
+    # our rows: the shipped reproduction rows (rote_hf.results.shipped), then the store's other runs
+    ours = pa.concat_tables([shipped_table(name) for name in SHIPPED_CONFIGS])
     if results is not None and Path(results).is_dir():
-        ours = ResultStore(results).table()
-        if ours.num_rows:
-            configs["ours"] = {"train": datasets.Dataset(InMemoryTable(ours))}
+        store = ResultStore(results).table()
+        shipped_ids = pa.array(ours.column("run_id").to_pylist(), pa.string())
+        ours = pa.concat_tables([ours, store.filter(pc.invert(pc.is_in(store.column("run_id"), shipped_ids)))])
+    if ours.num_rows:
+        configs["ours"] = {"train": datasets.Dataset(InMemoryTable(ours))}
     paper = pa.Table.from_pylist([r.to_record() for r in paper_rows()], schema=schema)
     configs["paper"] = {"train": datasets.Dataset(InMemoryTable(paper))}
     return write_dataset_repo(

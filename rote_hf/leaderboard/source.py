@@ -1,6 +1,7 @@
 """Where the leaderboard's rows come from.
 
-- The published rows of the papers (always; shipped with the package).
+- The published rows of the papers (always; shipped with the package), and our reproduction
+  rows shipped with the package (unless ``shipped=False``).
 - A local results store (``--results DIR``, default ``./results``; may not exist yet).
 - When the environment variable :data:`RESULTS_REPO_ENV` is set: a results dataset repo as
   published by ``rote-hf publish`` (``data/ours/*.parquet``), given as a hub id
@@ -96,10 +97,12 @@ def _decode_rows(frame):
     return frame, notices
 
 
-def load_board_rows(results: str | os.PathLike | None = "results", *, repo: str | None = None):
+def load_board_rows(results: str | os.PathLike | None = "results", *, repo: str | None = None,
+                    shipped: bool = True):
     """Published rows + the local store + (``repo`` or ``$ROTE_RESULTS_REPO``) as one DataFrame
     (JSON columns decoded), deduplicated on ``run_id``, with the notices of what was skipped:
-    ``(frame, ["<file or run id>: <why>", ...])``."""
+    ``(frame, ["<file or run id>: <why>", ...])``. ``shipped=False`` leaves out our reproduction
+    rows shipped with the package (:mod:`rote_hf.results.shipped`)."""
     import pandas as pd
 
     from rote_hf.leaderboard.validate import short, valid_rows
@@ -116,7 +119,13 @@ def load_board_rows(results: str | os.PathLike | None = "results", *, repo: str 
         table, bad = _read_files(sorted((repo_folder(repo) / "data" / RESULTS_CONFIG).glob("*.parquet")))
         stored.append(table.to_pandas())
         notices += bad
-    paper = load(None, include_paper=True, decode_json=False)
+    if shipped:
+        paper = load(None, include_paper=True, decode_json=False)
+    else:
+        from rote_hf.results.published import paper_rows
+        from rote_hf.results.store import rows_to_frame
+
+        paper = rows_to_frame(paper_rows(), decode_json=False)
     if stored:
         ours = pd.concat(stored, ignore_index=True)
         ours, bad = _decode_rows(ours)
@@ -136,6 +145,6 @@ def load_board_rows(results: str | os.PathLike | None = "results", *, repo: str 
     return frame.reset_index(drop=True), notices
 
 
-def load_rows(results: str | os.PathLike | None = "results", *, repo: str | None = None):
+def load_rows(results: str | os.PathLike | None = "results", *, repo: str | None = None, shipped: bool = True):
     """The rows of :func:`load_board_rows` without the notices."""
-    return load_board_rows(results, repo=repo)[0]
+    return load_board_rows(results, repo=repo, shipped=shipped)[0]

@@ -181,3 +181,129 @@ def format_table(frame, columns: list[str] | None = None, digits: int = 4) -> st
     widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(cols)]
     line = "  ".join(c.ljust(w) for c, w in zip(cols, widths))
     return "\n".join([line, "  ".join("-" * w for w in widths)] + ["  ".join(v.ljust(w) for v, w in zip(r, widths)) for r in rows])
+
+
+# -- reproduction report (issue 13): our runs against the published per-run results ----------------
+
+import functools as _functools  # noqa: E402 -- kept with the section it serves
+
+#: Our zoo (registry) names -> the names of CogScale's published rows (rote_hf.results.published).
+REPRODUCTION_MODEL_NAMES = {
+    "esn": "ESN", "gru": "GRU", "lstm": "LSTM", "mamba": "Mamba", "transformer": "TransformerDecoder",
+    "transformer-ed": "TransformerEncDec", "xlstm": "xLSTM",
+}
+REPRODUCTION_KEYS = ("task", "difficulty", "budget", "model", "learning_rate")
+AGREE_ATOL = 1e-6
+"""Absolute slack of the agreement test: the same count ratio printed from float32 (the paper,
+CUDA) and float64 (ours) differs by ~1e-8; it matters only where both stds are 0."""
+
+
+def per_run_scores(df, *, source: str = "ours", config_name: str | None = None):
+    """Result rows -> one frame of finite CogScale test scores: :data:`REPRODUCTION_KEYS` (published
+    model names; ESN learning rate -1), ``seed`` and ``test``. Keeps ``source``, ``status == "ok"``
+    and (unless ``None``) ``config_name``; ``metrics`` may be dicts or JSON text."""
+    import pandas as pd
+
+    df = _ours(df, "cogscale", source)
+    df = decode_metrics(df[df["status"] == "ok"])
+    if config_name is not None and "config_name" in df:
+        df = df[df["config_name"] == config_name]
+    out = pd.DataFrame({
+        "task": df["task"].to_numpy(), "difficulty": df["config"].to_numpy(), "budget": df["budget"].to_numpy(),
+        "model": [REPRODUCTION_MODEL_NAMES.get(m, m) for m in df["model"]],
+        # ESN has no learning rate: -1 keeps it a group key (NaN keys do not join reliably)
+        "learning_rate": pd.to_numeric(df["learning_rate"], errors="coerce").round(12).fillna(-1.0).to_numpy(),
+        "seed": pd.to_numeric(df["data_seed"]).to_numpy(),
+        "test": _metric(df, "test_score").to_numpy(),
+    })
+    return out[out["test"].notna()].reset_index(drop=True)
+
+
+def reproduction_report(ours=None, paper=None, *, config_name: str | None = "cogscale_paper", clip: bool = False):
+    """Our CogScale runs against the published per-run results, group by group.
+
+    ``ours``: result rows (a :func:`rote_hf.results.load` frame; default: the rows shipped with
+    the package, :mod:`rote_hf.results.shipped`); only ``source == "ours"``, ``suite ==
+    "cogscale"``, ``status == "ok"`` rows of config ``config_name`` (``None``: any) are used.
+    ``paper``: the published rows (default: the 25,760 runs of
+    :func:`rote_hf.results.published.cogscale_run_rows`). Model names are matched through
+    :data:`REPRODUCTION_MODEL_NAMES` (the report uses the published names).
+
+    One row per group (task, difficulty, budget, model, learning rate; ESN: NaN) present on both
+    sides: ``n_*`` finite test scores (NaN scores, i.e. diverged runs, are not counted), their
+    ``mean_*`` and ``std_*`` (ddof 1), ``diff = mean_ours - mean_paper``,
+    ``se = sqrt(s_o**2/n_o + s_p**2/n_p)`` (Welch's standard error of the difference; when one
+    side has a single run, its variance is taken from the other side, i.e. equal variances are
+    assumed; with a single run on both sides ``se`` is NaN), ``z = diff / se`` (0 when both are
+    0, ±inf when only ``se`` is 0), and ``agree = |diff| <= 2 se + AGREE_ATOL`` (nullable
+    boolean, NA when ``se`` is NaN). ``clip`` clips test scores at 1 first (the published table
+    did; off by default: the runs are compared as recorded). ``category`` and ``cause`` (a
+    known, documented reason for a difference, or ``""``:
+    :func:`rote_hf.results.reproduction.known_cause`) are added. Sorted by the group keys.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from rote_hf.results.reproduction import known_cause, task_categories
+
+    if ours is None:
+        from rote_hf.results.shipped import shipped_frame
+
+        ours = shipped_frame()
+    if paper is None:
+        paper = published_cogscale_runs()
+    for name, frame in (("ours", ours), ("paper", paper)):
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"{name} must be a pandas DataFrame of result rows, got {type(frame).__name__}")
+    sides = []
+    for label, frame in (("ours", ours), ("paper", paper)):
+        scores = per_run_scores(frame, source=label, config_name=config_name if label == "ours" else None)
+        if clip:
+            scores["test"] = scores["test"].clip(upper=1.0)
+        g = scores.groupby(list(REPRODUCTION_KEYS), sort=True)["test"]
+        sides.append(pd.DataFrame({f"n_{label}": g.size(), f"mean_{label}": g.mean(), f"std_{label}": g.std(ddof=1)}))
+    table = sides[0].join(sides[1], how="inner").reset_index()
+    n_o, n_p = table["n_ours"].to_numpy(float), table["n_paper"].to_numpy(float)
+    v_o, v_p = table["std_ours"].to_numpy(float) ** 2, table["std_paper"].to_numpy(float) ** 2
+    v_o = np.where(n_o < 2, v_p, v_o)  # a single run: borrow the other side's variance
+    v_p = np.where(n_p < 2, v_o, v_p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = np.sqrt(v_o / n_o + v_p / n_p)
+        diff = table["mean_ours"].to_numpy(float) - table["mean_paper"].to_numpy(float)
+        z = np.where(diff == 0, 0.0, diff / se)
+    table["diff"], table["se"], table["z"] = diff, se, z
+    agree = pd.array(np.abs(diff) <= 2 * se + AGREE_ATOL, dtype="boolean")
+    agree[np.isnan(se)] = pd.NA
+    table["agree"] = agree
+    table["learning_rate"] = table["learning_rate"].where(table["learning_rate"] >= 0)
+    categories = task_categories()
+    table.insert(5, "category", [categories.get(t, "") for t in table["task"]])
+    table["cause"] = [known_cause(t, d, b, m) for t, d, b, m in
+                      zip(table["task"], table["difficulty"], table["budget"], table["model"])]
+    for col in ("n_ours", "n_paper"):
+        table[col] = table[col].astype(int)
+    return table
+
+
+def decode_metrics(frame):
+    """A frame whose ``metrics`` column holds dicts (decodes JSON text; leaves dicts as they are)."""
+    import json
+
+    if any(isinstance(v, str) for v in frame["metrics"]):
+        frame = frame.copy()
+        frame["metrics"] = [(json.loads(v) if v else {}) if isinstance(v, str) else v for v in frame["metrics"]]
+    return frame
+
+
+def published_cogscale_runs():
+    """CogScale's 25,760 published runs as a frame (JSON columns as text); built once per process
+    (the leaderboard asks on every request), a copy each call."""
+    return _published_cogscale_runs().copy()
+
+
+@_functools.lru_cache(maxsize=1)
+def _published_cogscale_runs():
+    from rote_hf.results.published import cogscale_run_rows
+    from rote_hf.results.store import rows_to_frame
+
+    return rows_to_frame(cogscale_run_rows(), decode_json=False)

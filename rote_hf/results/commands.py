@@ -3,11 +3,14 @@
 ``--view leaderboard`` is the suite-agnostic table; ``--view <suite>`` prints that suite's own
 summary table (the one ``eval_suite/train.py`` prints at the end), whatever suites are registered.
 CogScale's published-table variant (learning rate chosen on test) is ``--view cogscale-test``.
+``--reproduction`` compares our CogScale grid with the published runs; ``--export-reproduction``
+ships a store's ``cogscale_paper`` runs with the package.
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 LEADERBOARD = "leaderboard"
 #: Extra views: name -> (suite, summary keyword arguments).
@@ -24,22 +27,78 @@ def views() -> list[str]:
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("results", help="print the tables of a results folder",
                        description="Aggregate the result rows of a folder written by eval_suite/train.py.")
-    p.add_argument("--dir", default="results", help="results folder (default: ./results)")
+    p.add_argument("--dir", "--results", dest="dir", default=None,
+                   help="results folder (default: ./results; for --reproduction: the shipped rows)")
     p.add_argument("--view", default=LEADERBOARD, choices=views(),
                    help="leaderboard (any suite), a suite's own summary table (rote / rote_matched: per-model "
                         "summary; cogscale: LR chosen on validation; mdl: the OEIS-LLM strata), or cogscale-test "
                         "(LR chosen on test, as the published table)")
     p.add_argument("--paper", action="store_true", help="include the papers' published rows (leaderboard view)")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--reproduction", action="store_true",
+                      help="compare our cogscale_paper runs (the shipped rows, or --results DIR) with CogScale's "
+                           "published runs: agreement by model and category, worst groups")
+    mode.add_argument("--export-reproduction", action="store_true",
+                      help="write the finished cogscale_paper runs of --results DIR into the package "
+                           "(rote_hf/results/ours/cogscale_paper.parquet + .json)")
+    p.add_argument("--config", default=None,
+                   help="--export-reproduction: sweep YAML (default: eval_suite/configs/cogscale_paper.yaml)")
+    p.add_argument("--out", default=None, help="--export-reproduction: output folder (default: rote_hf/results/ours)")
+    p.add_argument("--worst", type=int, default=15, help="--reproduction: how many worst groups to list (default 15)")
     p.set_defaults(func=_results)
 
 
-def _results(args: argparse.Namespace) -> int:
-    from pathlib import Path
+def _export(args: argparse.Namespace) -> int:
+    from rote_hf.results.shipped import export_reproduction
 
+    if args.dir is None:
+        raise ValueError("--export-reproduction needs --results DIR (the results store to export)")
+    command = " ".join(["rote-hf results --export-reproduction --results", args.dir]
+                       + (["--config", args.config] if args.config else []) + (["--out", args.out] if args.out else []))
+    prov = export_reproduction(args.dir, config=args.config, out_dir=args.out, command=command)
+    print(f"exported {prov['runs_ok']} ok runs of {prov['config_name']} ({prov['runs_failed']} failed, listed in the "
+          f"JSON; {prov['runs_left']} of {prov['runs_expected']} left) -> {prov['data_file']} "
+          f"({prov['data_bytes']} bytes, sha256 {prov['data_sha256'][:12]})")
+    return 0
+
+
+def _reproduction(args: argparse.Namespace) -> int:
+    from rote_hf.results import load
+    from rote_hf.results.aggregate import reproduction_report
+    from rote_hf.results.reproduction import cells, paired_runs, text_report
+    from rote_hf.results.shipped import shipped_provenance
+
+    if args.worst < 0:
+        raise ValueError(f"--worst must be >= 0, got {args.worst}")
+    if args.dir is not None:
+        if not Path(args.dir).is_dir():
+            raise FileNotFoundError(f"results folder not found: {args.dir}")
+        ours, provenance = load(args.dir, decode_json=False), None
+        print(f"our rows: the results store {args.dir}")
+    else:
+        from rote_hf.results.shipped import shipped_frame
+
+        ours, provenance = shipped_frame(), shipped_provenance()
+        if provenance is None:
+            print("no reproduction rows are shipped yet: export them with "
+                  "`rote-hf results --export-reproduction --results DIR`, or pass --results DIR")
+            return 0
+        print("our rows: shipped with the package (rote_hf/results/ours/cogscale_paper.parquet)")
+    report = reproduction_report(ours)
+    print(text_report(report, cells(ours), provenance, k=args.worst, pairs=paired_runs(ours)))
+    return 0
+
+
+def _results(args: argparse.Namespace) -> int:
     from rote_hf.results import load
     from rote_hf.results.aggregate import format_table, leaderboard
     from rote_hf.suites import get_suite
 
+    if args.export_reproduction:
+        return _export(args)
+    if args.reproduction:
+        return _reproduction(args)
+    args.dir = args.dir or "results"
     if not Path(args.dir).is_dir() and not args.paper:
         raise FileNotFoundError(f"results folder not found: {args.dir}")
     df = load(args.dir if Path(args.dir).is_dir() else None, include_paper=args.paper)

@@ -222,8 +222,10 @@ def load(root: str | os.PathLike | None = None, *, include_paper: bool = False, 
     """The results in ``root`` as a pandas DataFrame (or a ``datasets.Dataset`` when ``as_dataset``).
 
     ``include_paper`` adds the published numbers of the papers (``source="paper"``) shipped with
-    the package; ``root=None`` with ``include_paper`` gives the published rows alone. ``suite``
-    keeps one suite. JSON columns are decoded to dicts unless ``decode_json=False`` (always
+    the package, and our shipped reproduction rows (``source="ours"``, verified, e.g.
+    ``config_name="cogscale_paper"``: :mod:`rote_hf.results.shipped`); ``root=None`` with
+    ``include_paper`` gives the shipped rows alone (a run also in ``root`` is kept once, from
+    ``root``). ``suite`` keeps one suite. JSON columns are decoded to dicts unless ``decode_json=False`` (always
     kept as JSON text in a Dataset, whose columns must have one Arrow type).
     """
     import pandas as pd
@@ -233,8 +235,13 @@ def load(root: str | os.PathLike | None = None, *, include_paper: bool = False, 
         frames.append(ResultStore(root).table().to_pandas())
     if include_paper:
         from rote_hf.results.published import paper_rows
+        from rote_hf.results.shipped import shipped_frame
 
         frames.append(rows_to_frame(paper_rows(), decode_json=False))
+        shipped = shipped_frame()
+        if root is not None:  # a run in both: the store's copy is kept once
+            shipped = shipped[~shipped["run_id"].isin(frames[0]["run_id"])]
+        frames.append(shipped)
     if not frames:
         raise ValueError("root must be a results folder, or include_paper must be True")
     frames = [f for f in frames if len(f)] or frames[:1]

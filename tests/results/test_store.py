@@ -75,7 +75,11 @@ def test_paper_rows():
     cell = by_id["paper-cogscale_mean_std-GRU-adding_problem-small-1k"]
     assert (cell.metrics["test_score_mean"], cell.metrics["test_score_std"]) == (0.08, 0.05)
     frame = load(None, include_paper=True)
-    assert (frame["source"] == "paper").all() and len(frame) == len(rows)
+    # beside the published rows: only our shipped reproduction rows (rote_hf.results.shipped)
+    from rote_hf.results.shipped import shipped_frame
+
+    assert (frame["source"] == "paper").sum() == len(rows)
+    assert (frame["source"] == "ours").sum() == len(shipped_frame()) == len(frame) - len(rows)
 
 
 def test_cli_results_tables(tmp_path):

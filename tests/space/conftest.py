@@ -3,6 +3,7 @@ results store on a free 127.0.0.1 port, polled until it answers (the first 200 c
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -47,10 +49,19 @@ def free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory) -> App:
+def app(tmp_path_factory) -> Iterator[App]:
     base = tmp_path_factory.mktemp("leaderboard")
     results = base / "results"
     make_store(results)
+    with serve_app(base, results) as running:
+        yield running
+
+
+@contextlib.contextmanager
+def serve_app(base: Path, results: Path, *, shipped: bool = False) -> Iterator[App]:
+    """``space/app.py`` over the store ``results`` (logs and samples in ``base``) until the block ends.
+    The reproduction rows shipped with the package are left out unless ``shipped`` (they grow as the
+    grid runs; the tests' counts are over their own store)."""
     port = free_port()
     log = base / "app.log"
     sample = base / "llm_sample.json"
@@ -62,7 +73,8 @@ def app(tmp_path_factory) -> App:
     env.pop("ROTE_RESULTS_REPO", None)
     with open(log, "wb") as out:
         proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "space" / "app.py"), "--results", str(results),
-                                 "--host", "127.0.0.1", "--port", str(port)], stdout=out, stderr=subprocess.STDOUT,
+                                 "--host", "127.0.0.1", "--port", str(port)]
+                                + ([] if shipped else ["--no-shipped"]), stdout=out, stderr=subprocess.STDOUT,
                                 env=env, cwd=base)
     url = f"http://127.0.0.1:{port}/"
     try:

@@ -30,7 +30,7 @@ def store(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def rows(store):
-    return load_rows(store, repo="")
+    return load_rows(store, repo="", shipped=False)  # counts below are over the test store's rows
 
 
 def test_published_mdl_llm_rows_reproduce_the_paper():
@@ -181,12 +181,15 @@ def test_submission_rejections(data, name, message):
 def test_load_rows_reads_a_results_repo_folder(store, tmp_path, monkeypatch):
     from rote_hf.hub.publish import build_results_repo
 
+    from rote_hf.results.shipped import shipped_frame
+
+    shipped = len(shipped_frame())  # our reproduction rows, shipped with the package, are published too
     built = build_results_repo(tmp_path, store)
-    assert built.rows == {"ours": {"train": 67}, "paper": {"train": 1279}}  # 32 ROTE + 32 CogScale + 3 LLM
+    assert built.rows == {"ours": {"train": 67 + shipped}, "paper": {"train": 1279}}  # 32 ROTE + 32 CogScale + 3 LLM
     other = tmp_path / "empty-local"
     monkeypatch.setenv("ROTE_RESULTS_REPO", str(built.path))
     frame = load_rows(other)  # nothing local: our rows come from the repo folder
-    assert (frame["source"] == "ours").sum() == 67 and frame["run_id"].is_unique
+    assert (frame["source"] == "ours").sum() == 67 + shipped and frame["run_id"].is_unique
     both = load_rows(store)  # the same ids locally and in the repo: kept once
     assert len(both) == len(frame)
 

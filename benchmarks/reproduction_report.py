@@ -1,0 +1,58 @@
+"""Regenerate the results part of ``docs/reproduction.md`` and ``docs/reproduction.png`` from the
+reproduction rows shipped with the package (``rote_hf/results/ours/cogscale_paper.*``).
+
+    rote-hf results --export-reproduction --results /work/repro/results   # ship the finished runs
+    python benchmarks/reproduction_report.py                              # tables + plot from them
+
+Only the text between the ``BEGIN GENERATED`` and ``END GENERATED`` markers of the markdown file
+is replaced; the rest of the page is written by hand. Reads nothing but the package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # this checkout's rote_hf first
+
+BEGIN, END = "<!-- BEGIN GENERATED -->", "<!-- END GENERATED -->"
+COMMAND = "python benchmarks/reproduction_report.py"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--doc", default=str(ROOT / "docs" / "reproduction.md"), help="markdown page to update")
+    parser.add_argument("--plot", default=str(ROOT / "docs" / "reproduction.png"), help="PNG to write")
+    parser.add_argument("--worst", type=int, default=20, help="worst groups to list (default 20)")
+    args = parser.parse_args(argv)
+
+    from rote_hf.results.aggregate import reproduction_report
+    from rote_hf.results.reproduction import cells, markdown_report, paired_runs, write_plot
+    from rote_hf.results.shipped import shipped_frame, shipped_provenance
+
+    ours = shipped_frame()
+    report = reproduction_report(ours)
+    write_plot(report, args.plot)
+    text = markdown_report(report, cells(ours), shipped_provenance(), plot=os.path.basename(args.plot), k=args.worst,
+                           command=COMMAND, pairs=paired_runs(ours))
+    doc = Path(args.doc)
+    page = doc.read_text()
+    if BEGIN not in page or END not in page:
+        raise SystemExit(f"{doc} has no {BEGIN} ... {END} markers")
+    head, rest = page.split(BEGIN, 1)
+    tail = rest.split(END, 1)[1]
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=doc.parent)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(f"{head}{BEGIN}\n{text}{END}{tail}")
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, doc)
+    print(f"wrote {doc} and {args.plot}: {len(report)} groups")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

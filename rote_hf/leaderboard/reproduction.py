@@ -1,0 +1,89 @@
+"""The CogScale tab's "reproduction" view: our ``cogscale_paper`` runs against CogScale's
+published runs, from :func:`rote_hf.results.aggregate.reproduction_report` (see
+``docs/reproduction.md``).
+
+Input: the leaderboard's rows (:func:`rote_hf.leaderboard.load_rows`: the shipped reproduction
+rows + the local store + a results repo); only our rows of config ``cogscale_paper`` are
+compared. Output: a display table (numbers rounded for reading) and a one-paragraph headline.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from rote_hf.leaderboard.tables import ALL
+
+REPRODUCTION_MODELS = ("GRU", "LSTM", "xLSTM", "TransformerDecoder", "TransformerEncDec", "Mamba", "ESN")
+"""The published model names, the choices of the view's model filter."""
+REPRODUCTION_VIEWS = ("by model", "by category", "worst groups", "all groups", "cells (LR chosen on test)")
+_GROUP_COLUMNS = ["task", "difficulty", "budget", "model", "learning_rate", "n_ours", "mean_ours", "std_ours",
+                  "n_paper", "mean_paper", "std_paper", "diff", "se", "z", "agree", "cause"]
+
+
+def _round(frame, digits: int = 4):
+    """Floats to ``digits`` significant digits (display only); booleans/NA as text."""
+    import pandas as pd
+
+    def cell(v: Any) -> Any:
+        if isinstance(v, float):
+            return v if math.isnan(v) or v == 0 or math.isinf(v) else float(f"{v:.{digits}g}")
+        return v
+    out = frame.copy()
+    for col in out.columns:
+        if str(out[col].dtype) in ("bool", "boolean"):
+            out[col] = ["–" if pd.isna(v) else ("yes" if bool(v) else "no") for v in out[col].astype(object)]
+        elif out[col].dtype.kind == "f":
+            out[col] = [cell(float(v)) for v in out[col]]
+    return out
+
+
+def reproduction_configs(df) -> list[str]:
+    """Config names of our CogScale rows (the view's choices), ``cogscale_paper`` first."""
+    ours = df[(df["source"] == "ours") & (df["suite"] == "cogscale")]
+    names = sorted({c for c in ours["config_name"] if isinstance(c, str) and c} - {"cogscale_paper"})
+    return ["cogscale_paper", *names]
+
+
+def reproduction_view(df, *, view: str = "by model", model: str = ALL, difficulty: str = ALL,
+                      config: str = "cogscale_paper", worst_k: int = 30) -> tuple[Any, str]:
+    """``(table, headline_markdown)`` for one of :data:`REPRODUCTION_VIEWS`: our rows of sweep
+    ``config`` against the published runs, filtered by published ``model`` name and
+    ``difficulty`` (``"all"``: no filter)."""
+    import pandas as pd
+
+    from rote_hf.results.aggregate import reproduction_report
+    from rote_hf.results.reproduction import cells, fraction_text, headline, summary, worst
+
+    if view not in REPRODUCTION_VIEWS:
+        raise ValueError(f"view must be one of {REPRODUCTION_VIEWS}, got {view!r}")
+    if not isinstance(config, str) or not config:
+        raise ValueError(f"config must be a non-empty sweep config name, got {config!r}")
+    ours = df[(df["source"] == "ours") & (df["suite"] == "cogscale") & (df["config_name"] == config)]
+    if not len(ours):
+        return pd.DataFrame(columns=["message"]), (f"No runs of `{config}` yet (the reproduction rows ship with "
+                                                   "`rote-hf results --export-reproduction --results DIR`).")
+    report = reproduction_report(ours, config_name=config)
+    if model != ALL:
+        report = report[report["model"] == model]
+    if difficulty != ALL:
+        report = report[report["difficulty"] == difficulty]
+    h, h_all = headline(report), headline(report, exclude=())
+    text = (f"**{len(ours):,}** of our runs; **{h_all['groups']}** groups (task, difficulty, budget, model, LR) on both "
+            f"sides. Within 2 standard errors: **{fraction_text(h)}** of the tested non-ESN groups, {fraction_text(h_all)} with the ESN. "
+            "`se = sqrt(s_ours²/n_ours + s_paper²/n_paper)`; see docs/reproduction.md.")
+    if view == "by model":
+        table = summary(report, "model")
+    elif view == "by category":
+        table = summary(report, "category", exclude=("ESN",))
+    elif view == "worst groups":
+        table = worst(report, worst_k)[_GROUP_COLUMNS]
+    elif view == "all groups":
+        table = report[_GROUP_COLUMNS]
+    else:
+        table = cells(ours, config_name=config)
+        if model != ALL:
+            table = table[table["model"] == model]
+        if difficulty != ALL:
+            table = table[table["difficulty"] == difficulty]
+    return _round(table.reset_index(drop=True)), text

@@ -1,0 +1,278 @@
+"""The CogScale reproduction: the group-by-group agreement test (2 standard errors), the shipped
+rows (export round trip, load), and ``rote-hf results --reproduction / --export-reproduction``."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from rote_hf.results import ResultRow, ResultStore, load, rows_to_frame
+from rote_hf.results.aggregate import REPRODUCTION_MODEL_NAMES, reproduction_report
+from rote_hf.results.published import cogscale_run_rows
+from rote_hf.results.reproduction import cells, headline, known_cause, paired_runs, summary, worst
+from rote_hf.results.shipped import export_reproduction, shipped_frame, shipped_provenance, shipped_table
+from tests.helpers import run_cli
+
+PAPER_NAMES = {v: k for k, v in REPRODUCTION_MODEL_NAMES.items()}
+
+
+def _row(source: str, model: str, task: str, lr: float | None, seed: int, score: float, *, budget: str = "1k",
+         difficulty: str = "small", status: str = "ok", config_name: str = "cogscale_paper") -> ResultRow:
+    return ResultRow(
+        run_id=f"{source}-{model}-{task}-{difficulty}-{budget}-{lr}-{seed}", suite="cogscale", task=task, model=model,
+        config=difficulty, budget=budget, data_seed=seed, learning_rate=lr, status=status,
+        error="diverged" if status == "failed" else "", metrics={"test_score": score, "best_val_score": score},
+        score_name="test_score", score=score, source=source, config_name=config_name if source == "ours" else "")
+
+
+def _group(source, model, task, lr, scores, **kw):
+    return [_row(source, model, task, lr, i, s, **kw) for i, s in enumerate(scores)]
+
+
+def test_agreement_at_the_two_standard_error_boundary():
+    paper_scores = np.array([0.30, 0.35, 0.40, 0.45, 0.50, 0.55])
+    base = np.array([0.20, 0.28, 0.33, 0.41, 0.47, 0.52, 0.60])
+    # Welch's SE of the difference, computed here independently of the code under test
+    se = math.sqrt(base.std(ddof=1) ** 2 / 7 + paper_scores.std(ddof=1) ** 2 / 6)
+    inside = base - base.mean() + paper_scores.mean() + 2 * se * 0.999
+    outside = base - base.mean() + paper_scores.mean() - 2 * se * 1.001
+    paper, ours = [], []
+    for task, shifted in (("simple_copy", inside), ("adding_problem", outside)):
+        paper += _group("paper", "GRU", task, 1e-3, paper_scores)
+        ours += _group("ours", "gru", task, 0.001, shifted)
+    # std 0 on both sides: agree only when the means are equal (up to AGREE_ATOL)
+    paper += _group("paper", "LSTM", "simple_copy", 1e-2, [0.7] * 10) + _group("paper", "LSTM", "adding_problem", 1e-2, [0.7] * 10)
+    ours += _group("ours", "lstm", "simple_copy", 1e-2, [0.7 + 1e-8] * 10) + _group("ours", "lstm", "adding_problem", 1e-2, [0.71] * 10)
+    # one run of ours: its variance is borrowed from the paper's side; one run on both sides: untested
+    paper += _group("paper", "xLSTM", "simple_copy", 1e-3, [0.2, 0.4]) + _group("paper", "Mamba", "simple_copy", 1e-3, [0.5])
+    ours += _group("ours", "xlstm", "simple_copy", 1e-3, [0.9]) + _group("ours", "mamba", "simple_copy", 1e-3, [0.5])
+    # the ESN has no learning rate; a failed run and a NaN score are not counted; another config is ignored
+    paper += _group("paper", "ESN", "simple_copy", None, [0.1, 0.2, 0.3])
+    ours += _group("ours", "esn", "simple_copy", None, [0.1, 0.2, 0.3, math.nan])
+    ours += [_row("ours", "esn", "simple_copy", None, 9, math.nan, status="failed")]
+    ours += _group("ours", "esn", "simple_copy", None, [5.0, 6.0], config_name="cogscale_smoke")
+    # groups on one side only are left out
+    paper += _group("paper", "GRU", "simple_copy", 1e-4, [0.1, 0.2])
+    ours += _group("ours", "gru", "simple_copy", 3e-4, [0.1, 0.2])
+
+    report = reproduction_report(rows_to_frame(ours), rows_to_frame(paper))
+    assert list(report.columns[:5]) == ["task", "difficulty", "budget", "model", "learning_rate"]
+    assert {"n_ours", "mean_ours", "std_ours", "n_paper", "mean_paper", "std_paper", "agree", "diff", "se", "z",
+            "category", "cause"} <= set(report.columns)
+    assert len(report) == 7
+    by = {(r.task, r.model): r for r in report.itertuples()}
+    ins, out = by[("simple_copy", "GRU")], by[("adding_problem", "GRU")]
+    assert ins.se == pytest.approx(se, rel=1e-12) and out.se == pytest.approx(se, rel=1e-12)
+    assert ins.diff == pytest.approx(2 * se * 0.999) and ins.z == pytest.approx(1.998) and ins.agree
+    assert out.diff == pytest.approx(-2 * se * 1.001) and out.z == pytest.approx(-2.002) and not out.agree
+    assert (ins.n_ours, ins.n_paper, ins.learning_rate, ins.category) == (7, 6, 0.001, "classification")
+    assert by[("simple_copy", "LSTM")].agree and by[("simple_copy", "LSTM")].se == 0
+    lstm_bad = by[("adding_problem", "LSTM")]
+    assert not lstm_bad.agree and lstm_bad.z == math.inf
+    x = by[("simple_copy", "xLSTM")]
+    assert x.se == pytest.approx(math.sqrt(0.02 / 1 + 0.02 / 2)) and not x.agree  # |0.9 - 0.3| > 2 * 0.173
+    assert pd.isna(by[("simple_copy", "Mamba")].agree) and math.isnan(by[("simple_copy", "Mamba")].se)
+    esn = by[("simple_copy", "ESN")]
+    assert math.isnan(esn.learning_rate) and (esn.n_ours, esn.mean_ours, esn.diff) == (3, pytest.approx(0.2), 0.0)
+    assert esn.agree and "ESN search" in esn.cause
+
+    h = headline(report)  # ESN left out; Mamba untested
+    assert (h["groups"], h["tested"], h["agree"]) == (6, 5, 2) and h["fraction"] == pytest.approx(0.4)
+    assert headline(report, exclude=())["agree"] == 3
+    by_model = summary(report, "model").set_index("model")
+    assert by_model.loc["GRU", ["groups", "agree"]].tolist() == [2, 1] and by_model.loc["ESN", "fraction"] == 1.0
+    assert summary(report, "category")["category"].tolist() == ["classification"]
+    bad = worst(report, 10)
+    assert [(r.task, r.model) for r in bad.itertuples()] == [("simple_copy", "xLSTM"), ("adding_problem", "GRU"),
+                                                            ("adding_problem", "LSTM")]
+    assert "xlstm 2.0.6" in bad["cause"].iloc[0] and bad["cause"].iloc[1] == ""
+    with pytest.raises(ValueError, match="by must be one of"):
+        summary(report, "seed")
+    with pytest.raises(TypeError, match="ours must be a pandas DataFrame"):
+        reproduction_report([1, 2])
+
+
+def test_known_causes():
+    assert "sees the future" in known_cause("discrete_pattern_completion", "medium", "100k", "TransformerEncDec")
+    assert known_cause("simple_copy", "small", "1k", "TransformerEncDec") == ""
+    assert "threshold" in known_cause("cross_situation", "small", "1k", "GRU")
+    assert known_cause("adding_problem", "small", "1k", "GRU") == ""
+
+
+@pytest.fixture(scope="module")
+def paper_runs():
+    return rows_to_frame(cogscale_run_rows(), decode_json=False)
+
+
+def test_published_runs_against_themselves_all_agree(paper_runs):
+    subset = paper_runs[(paper_runs["task"] == "adding_problem") & (paper_runs["config"] == "small")].copy()
+    subset["source"] = "ours"
+    subset["config_name"] = "cogscale_paper"
+    subset["model"] = [PAPER_NAMES[m] for m in subset["model"]]
+    report = reproduction_report(subset, paper_runs)
+    assert len(report) == 3 * 6 * 5 + 2  # 3 budgets x 6 models x 5 LRs + ESN at 1k and 10k
+    assert report["agree"].all() and (report["diff"] == 0).all() and (report["z"] == 0).all()
+    assert set(report["n_ours"]) == {10} and (report["n_ours"] == report["n_paper"]).all()
+    assert (report["mean_ours"] == report["mean_paper"]).all()
+    gru = report[(report["model"] == "GRU") & (report["budget"] == "1k") & (report["learning_rate"] == 1e-3)].iloc[0]
+    assert gru["category"] == "classification" and gru["std_ours"] == gru["std_paper"] > 0
+    pairs = paired_runs(subset, paper_runs)
+    assert len(pairs) == 920 and (pairs["diff"] == 0).all()
+    # the LR-chosen-on-test cells of the published runs give the published table back
+    table = cells(subset)
+    assert len(table) == 3 * 6 + 2 and table["complete"].all() and table["agree"].all()
+    assert (table["diff"].abs() <= 0.005 + 1e-9).all()
+    cell = table[(table["model"] == "GRU") & (table["budget"] == "1k")].iloc[0]
+    assert (round(cell["mean_ours"], 2), cell["mean_paper"], cell["std_paper"]) == (0.08, 0.08, 0.05)
+
+
+TINY = """name: cogscale_paper
+suite: cogscale
+data: {tasks: [adding_problem], difficulties: [small], seeds: [0, 1]}
+models:
+  - {name: gru, preset: cogscale-paper, budget: 1000}
+  - {name: esn, preset: cogscale, budget: 1000, search: {trials: 1, seed: 0}}
+learning_rates: [1.0e-2]
+protocol: {max_epochs: 3, patience: 2}
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny_store(tmp_path_factory):
+    """Four real runs of a tiny cogscale_paper-named sweep, plus one failed row and one stray row."""
+    from rote_hf.train.config import SweepConfig, expand
+    from rote_hf.train.loop import run_specs
+
+    base = tmp_path_factory.mktemp("repro")
+    config = base / "cogscale_paper.yaml"
+    config.write_text(TINY)
+    results = base / "results"
+    specs = expand(SweepConfig.from_yaml(config))
+    run_specs(specs[:3], results, progress=False)
+    store = ResultStore(results)
+    last = specs[3]
+    store.append(ResultRow(run_id=last.run_id, suite="cogscale", task=last.task, model="esn", config="small",
+                           status="failed", error="diverged: loss is nan", source="ours", config_name="cogscale_paper"))
+    store.append(ResultRow(run_id="cogscale-gru-adding_problem-0000000000000000", suite="cogscale", task="adding_problem",
+                           model="gru", config="small", config_name="cogscale_paper"))  # not a run of the config
+    return config, results
+
+
+def test_export_round_trip(tiny_store, tmp_path):
+    config, results = tiny_store
+    prov = export_reproduction(results, config=config, out_dir=tmp_path / "a", command="cmd")
+    export_reproduction(results, config=config, out_dir=tmp_path / "b", command="cmd")
+    for name in ("cogscale_paper.parquet", "cogscale_paper.json"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    assert (prov["runs_expected"], prov["runs_ok"], prov["runs_failed"], prov["runs_left"]) == (4, 3, 1, 0)
+    assert prov["failed"] == [{"run_id": expand_ids(config)[3], "error": "diverged: loss is nan"}]
+    assert prov["command"] == "cmd" and len(prov["sweep_hash"]) == 16 and prov["git_commits"]
+    assert prov["run_id"].startswith("derived") and "run_id" not in prov["stored_columns"]
+    assert prov["constant_columns"]["source"] == "ours" and prov["constant_columns"]["verified"] is True
+    assert prov["runs_by_model_difficulty"] == {"esn-small": {"expected": 2, "ok": 1, "failed": 1},
+                                                "gru-small": {"expected": 2, "ok": 2, "failed": 0}}
+    assert shipped_provenance(directory=tmp_path / "a") == prov
+    shipped = shipped_table(directory=tmp_path / "a").to_pandas()
+    stored = load(results, decode_json=False)
+    stored = stored[stored["status"] == "ok"].set_index("run_id").loc[sorted(shipped["run_id"])]
+    assert len(shipped) == 3 and shipped["run_id"].tolist() == sorted(expand_ids(config)[:3])
+    assert (shipped["source"] == "ours").all() and (shipped["status"] == "ok").all() and shipped["verified"].all()
+    assert (shipped["config_name"] == "cogscale_paper").all()
+    # every column rebuilt exactly (verified is set by the export)
+    pd.testing.assert_frame_equal(shipped.set_index("run_id").drop(columns="verified"), stored.drop(columns="verified"),
+                                  check_dtype=False)
+    assert not stored["verified"].any()
+    frame = shipped_frame("cogscale_paper", directory=tmp_path / "a")
+    assert len(frame) == 3 and frame["metrics"].str.contains("test_score").all()
+    report = reproduction_report(frame)  # our 1 learning rate x 2 seeds against the published 10 seeds
+    assert set(report["model"]) == {"GRU", "ESN"} and report["n_ours"].tolist() in ([1, 2], [2, 1])
+    # a tampered data file is refused
+    (tmp_path / "a" / "cogscale_paper.parquet").write_bytes((tmp_path / "b" / "cogscale_paper.parquet").read_bytes()[:-8])
+    with pytest.raises(ValueError, match="data_sha256"):
+        shipped_table(directory=tmp_path / "a")
+
+
+def expand_ids(config) -> list[str]:
+    from rote_hf.train.config import SweepConfig, expand
+
+    return [s.run_id for s in expand(SweepConfig.from_yaml(config))]
+
+
+def test_load_includes_the_shipped_rows():
+    frame = load(None, include_paper=True)
+    ours = frame[frame["source"] == "ours"]
+    prov = shipped_provenance()
+    shipped = shipped_frame()
+    assert len(ours) == len(shipped) == (prov["runs_ok"] if prov else 0)
+    assert set(ours["config_name"]) <= {"cogscale_paper"} and set(ours["status"]) <= {"ok"}
+    assert ours["verified"].astype(bool).all() and (frame["source"] == "paper").sum() > 1000
+    if prov:
+        assert set(ours["run_id"]) == set(shipped["run_id"]) and ours["run_id"].is_unique
+
+
+def test_cli_export_and_reproduction(tiny_store, tmp_path):
+    config, results = tiny_store
+    out = tmp_path / "ours"
+    first = run_cli("results", "--export-reproduction", "--results", str(results), "--config", str(config), "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    assert "exported 3 ok runs of cogscale_paper (1 failed" in first.stdout
+    data = (out / "cogscale_paper.parquet").read_bytes()
+    again = run_cli("results", "--export-reproduction", "--results", str(results), "--config", str(config), "--out", str(out))
+    assert again.returncode == 0 and (out / "cogscale_paper.parquet").read_bytes() == data
+    prov = shipped_provenance(directory=out)
+    assert prov["command"] == (f"rote-hf results --export-reproduction --results {results} --config {config} --out {out}")
+    rep = run_cli("results", "--reproduction", "--results", str(results), "--worst", "3")
+    assert rep.returncode == 0, rep.stderr
+    assert "headline (non-ESN groups within 2 SE):" in rep.stdout and "agreement by category:" in rep.stdout
+    assert "GRU" in rep.stdout and "run by run" in rep.stdout
+    shipped = run_cli("results", "--reproduction")
+    assert shipped.returncode == 0
+    assert ("headline" in shipped.stdout) == (shipped_provenance() is not None)
+    for args, message in ((("--export-reproduction",), "needs --results DIR"),
+                          (("--reproduction", "--results", str(tmp_path / "missing")), "results folder not found"),
+                          (("--reproduction", "--worst", "-1"), "--worst must be >= 0"),
+                          (("--export-reproduction", "--results", str(tmp_path)), "must be a results store")):
+        bad = run_cli("results", *args)
+        assert bad.returncode == 2 and message in bad.stderr and "Traceback" not in bad.stderr, (args, bad.stderr)
+        assert len(bad.stderr.strip().splitlines()) == 1
+    both = run_cli("results", "--reproduction", "--export-reproduction")
+    assert both.returncode == 2 and "not allowed with" in both.stderr
+
+
+def test_nothing_shipped_yet_works_and_says_so(tmp_path):
+    from rote_hf.results.reproduction import markdown_report, text_report
+
+    empty = shipped_frame("cogscale_paper", directory=tmp_path)
+    assert len(empty) == 0 and shipped_provenance(directory=tmp_path) is None
+    report = reproduction_report(empty)
+    assert len(report) == 0 and {"task", "difficulty", "budget", "model", "learning_rate", "n_ours", "mean_ours",
+                                 "std_ours", "n_paper", "mean_paper", "std_paper", "agree"} <= set(report.columns)
+    assert math.isnan(headline(report)["fraction"]) and len(cells(empty)) == 0 and len(worst(report)) == 0
+    assert "no group has runs on both sides yet" in text_report(report, cells(empty), None)
+    assert "No reproduction rows are shipped yet" in markdown_report(report, cells(empty), None)
+
+
+def test_the_docs_page_regenerates(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.helpers import REPO_ROOT
+
+    doc = tmp_path / "page.md"
+    doc.write_text("# hand-written\n\n<!-- BEGIN GENERATED -->\nstale\n<!-- END GENERATED -->\n\nfooter\n")
+    png = tmp_path / "plot.png"
+    proc = subprocess.run([sys.executable, str(REPO_ROOT / "benchmarks" / "reproduction_report.py"), "--doc", str(doc),
+                           "--plot", str(png)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    page = doc.read_text()
+    assert page.startswith("# hand-written\n\n<!-- BEGIN GENERATED -->\n") and page.endswith("<!-- END GENERATED -->\n\nfooter\n")
+    assert "stale" not in page
+    prov = shipped_provenance()
+    if prov:
+        assert f"{prov['runs_ok']:,} finished" in page and "](plot.png)" in page and "**Headline**" in page
+    else:
+        assert "No reproduction rows are shipped yet" in page
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -1,0 +1,98 @@
+"""The CogScale tab's reproduction view over HTTP (gradio_client), on a store holding a sweep of
+ours (config ``repro_test``) made of published runs: copied exactly (agree, diff 0) or shifted
+(disagree), so every expected number is known."""
+
+from __future__ import annotations
+
+import pytest
+
+import gradio_client
+
+from rote_hf.results import ResultRow, ResultStore
+from rote_hf.results.aggregate import published_cogscale_runs
+from tests.space.conftest import serve_app
+from tests.space.rows import make_store
+
+ALL = "all"
+CONFIG = "repro_test"
+#: (task, difficulty, budget, published model, our model, LR, shift added to each test score)
+GROUPS = (("adding_problem", "small", "1k", "GRU", "gru", 1e-3, 0.0),
+          ("simple_copy", "small", "1k", "ESN", "esn", None, 0.0),
+          ("sinus_forecasting", "small", "10k", "LSTM", "lstm", 1e-2, 0.5))
+
+
+def _copied_rows() -> list[ResultRow]:
+    import json
+
+    runs = published_cogscale_runs()
+    rows = []
+    for task, difficulty, budget, model, ours, lr, shift in GROUPS:
+        sel = runs[(runs["task"] == task) & (runs["config"] == difficulty) & (runs["budget"] == budget)
+                   & (runs["model"] == model)]
+        sel = sel[sel["learning_rate"].isna()] if lr is None else sel[sel["learning_rate"] == lr]
+        assert len(sel) == 10
+        for rec in sel.itertuples():
+            score = json.loads(rec.metrics)["test_score"] + shift
+            rows.append(ResultRow(
+                run_id=f"repro-{ours}-{task}-{rec.data_seed}", suite="cogscale", task=task, model=ours, config=difficulty,
+                budget=budget, data_seed=rec.data_seed, init_seed=rec.data_seed, learning_rate=lr, protocol="cogscale",
+                metrics={"test_score": score, "best_val_score": score}, score_name="test_score", score=score,
+                config_name=CONFIG, source="ours"))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    base = tmp_path_factory.mktemp("reproduction")
+    results = base / "results"
+    make_store(results)
+    store = ResultStore(results)
+    for row in _copied_rows():
+        store.append(row)
+    with serve_app(base, results, shipped=True) as app:  # the real view: shipped rows included
+        yield gradio_client.Client(app.url, verbose=False)
+
+
+def table(result) -> list[dict]:
+    frame = result[0]
+    return [dict(zip(frame["headers"], row)) for row in frame["data"]]
+
+
+def view(client, kind, model=ALL, difficulty=ALL, config=CONFIG):
+    return client.predict(kind, model, difficulty, config, api_name="/reproduction")
+
+
+def test_reproduction_endpoint_groups_and_summary(client):
+    groups = {(r["task"], r["model"]): r for r in table(view(client, "all groups"))}
+    assert set(groups) == {("adding_problem", "GRU"), ("simple_copy", "ESN"), ("sinus_forecasting", "LSTM")}
+    gru = groups[("adding_problem", "GRU")]
+    assert (gru["n_ours"], gru["n_paper"], gru["diff"], gru["agree"]) == (10, 10, 0.0, "yes")
+    assert gru["mean_ours"] == gru["mean_paper"] and gru["learning_rate"] == 0.001
+    lstm = groups[("sinus_forecasting", "LSTM")]
+    assert lstm["diff"] == pytest.approx(0.5) and lstm["agree"] == "no" and lstm["z"] > 2
+    assert "forecasting data ignore the seed" in lstm["cause"]
+    assert "ESN search" in groups[("simple_copy", "ESN")]["cause"]
+
+    by_model = table(view(client, "by model"))
+    assert [(r["model"], r["groups"], r["agree"]) for r in by_model] == [("ESN", 1, 1), ("GRU", 1, 1), ("LSTM", 1, 0)]
+    result = view(client, "by category")
+    assert [(r["category"], r["agree"], r["tested"]) for r in table(result)] == [("classification", 1, 1),
+                                                                                 ("regression", 0, 1)]
+    headline = result[1]
+    assert "**30** of our runs" in headline and "**50.0 % (1/2)** of the tested non-ESN groups" in headline
+    assert "66.7 % (2/3) with the ESN" in headline
+
+    worst = table(view(client, "worst groups"))
+    assert [(r["task"], r["model"]) for r in worst] == [("sinus_forecasting", "LSTM")]
+    only_gru = table(view(client, "all groups", model="GRU", difficulty="small"))
+    assert [(r["task"], r["model"]) for r in only_gru] == [("adding_problem", "GRU")]
+    assert table(view(client, "all groups", difficulty="medium")) == []
+
+    cells = {(r["task"], r["model"]): r for r in table(view(client, "cells (LR chosen on test)"))}
+    assert cells[("adding_problem", "GRU")]["complete"] == "no"  # one of five learning rates
+    assert cells[("simple_copy", "ESN")]["complete"] == "yes" and cells[("simple_copy", "ESN")]["agree"] == "yes"
+
+
+def test_reproduction_endpoint_without_runs(client):
+    empty, text = view(client, "by model", config="no_such_sweep")
+    assert empty["data"] == [] and "No runs of `no_such_sweep` yet" in text
