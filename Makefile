@@ -13,7 +13,9 @@ LAUNCH := OMP_NUM_THREADS=1 $(BIN)/accelerate launch --multi_gpu --num_processes
 
 .PHONY: demo test install
 
-$(STAMP): pyproject.toml
+# The stamp's name carries pyproject.toml's checksum, so the install reruns when its content changes,
+# not when a checkout or clone merely gives the file a new modification time.
+$(STAMP):
 	@echo "make: installing rote-hf and its dependencies into $(VENV)/ (one pip command; a few minutes on first use)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --progress-bar on -e ".[test]"
