@@ -1,4 +1,4 @@
-"""`eval_suite/train.py` config resolution: no `--config` runs the ROTE smoke sweep and says so,
+"""`eval_suite/train.py` config resolution: no `--config` runs the CogScale smoke sweep and says so,
 a bare shipped name works, and an unknown name gives one line listing the shipped configs that is
 the script's last line under a real `accelerate launch` (only the launcher's traceback follows)."""
 
@@ -37,8 +37,8 @@ def test_resolve_config_names_paths_and_default(tmp_path, monkeypatch):
     train = _train_module()
     monkeypatch.chdir(REPO_ROOT)
     assert train.shipped_configs() == SHIPPED
-    assert train.resolve_config(None) == CONFIGS / "rote_smoke.yaml"
-    assert train.resolve_config("cogscale_smoke") == CONFIGS / "cogscale_smoke.yaml"
+    assert train.resolve_config(None) == CONFIGS / "cogscale_smoke.yaml"
+    assert train.resolve_config("rote_smoke") == CONFIGS / "rote_smoke.yaml"
     assert train.resolve_config("rote_paper.yaml") == CONFIGS / "rote_paper.yaml"
     assert train.resolve_config("eval_suite/configs/rote_smoke.yaml").resolve() == CONFIGS / "rote_smoke.yaml"
     own = tmp_path / "mine.yaml"
@@ -73,8 +73,8 @@ def test_unknown_config_under_accelerate_launch_is_the_scripts_last_line(tmp_pat
     assert "Traceback" not in "\n".join(lines[:lines.index(expected)])  # the script itself raised nothing
 
 
-def test_no_config_under_accelerate_launch_runs_the_rote_smoke_sweep(tmp_path):
-    """The exact user command, stopped once it has said what it runs and started the 8 runs."""
+def test_no_config_under_accelerate_launch_runs_the_cogscale_smoke_sweep(tmp_path):
+    """The exact user command, stopped once it has said what it runs and started the 12 runs."""
     proc = subprocess.Popen(_accelerate("eval_suite/train.py", "--results", str(tmp_path / "results")), cwd=REPO_ROOT,
                             env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
@@ -85,7 +85,7 @@ def test_no_config_under_accelerate_launch_runs_the_rote_smoke_sweep(tmp_path):
         start = time.monotonic()
         for line in proc.stdout:
             seen.append(line.rstrip("\n"))
-            if "rote_hf.train: 8 runs" in line or time.monotonic() - start > 240:
+            if "rote_hf.train: 12 runs" in line or time.monotonic() - start > 240:
                 break
     finally:
         killer.cancel()
@@ -93,6 +93,6 @@ def test_no_config_under_accelerate_launch_runs_the_rote_smoke_sweep(tmp_path):
             os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=60)
     text = "\n".join(seen)
-    default = f"train.py: no --config given: running the default, the ROTE smoke sweep ({CONFIGS / 'rote_smoke.yaml'})"
+    default = f"train.py: no --config given: running the default, the CogScale smoke sweep ({CONFIGS / 'cogscale_smoke.yaml'})"
     assert default in seen, text[-3000:]
-    assert any("rote_hf.train: 8 runs" in line and "0 already stored; 1 process(es)" in line for line in seen), text[-3000:]
+    assert any("rote_hf.train: 12 runs" in line and "0 already stored; 1 process(es)" in line for line in seen), text[-3000:]
