@@ -71,6 +71,9 @@ def test_unknown_config_under_accelerate_launch_is_the_scripts_last_line(tmp_pat
                          and after[-1].startswith("subprocess.CalledProcessError:")
                          and "returned non-zero exit status 2" in after[-1]), after
     assert "Traceback" not in "\n".join(lines[:lines.index(expected)])  # the script itself raised nothing
+    quiet = subprocess.run(_accelerate("-q", "eval_suite/train.py", "--config", "nope"), cwd=REPO_ROOT, env=_env(),
+                           capture_output=True, text=True, timeout=300)
+    assert quiet.returncode != 0 and quiet.stderr.splitlines()[-1] == expected, quiet.stderr[-3000:]
 
 
 def test_no_config_under_accelerate_launch_runs_the_cogscale_smoke_sweep(tmp_path):
