@@ -21,6 +21,7 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +30,8 @@ import pytest
 from tests.helpers import REPO_ROOT, run_cli
 
 DOC_FILES = [REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md"))]
-FENCE = re.compile(r"^```python([^\n]*)\n(.*?)^```[ \t]*$", re.S | re.M)
+# a fence may be indented (inside a list item); its closing fence has the same indentation
+FENCE = re.compile(r"^([ \t]*)```python([^\n]*)\n(.*?)^\1```[ \t]*$", re.S | re.M)
 NO_RUN = "no-run"
 MAX_NO_RUN = 2  # opt-outs allowed in all docs together; raising it needs a reason in review
 BLOCK_TIMEOUT_S = 180
@@ -55,8 +57,8 @@ def doc_blocks(files: list[Path] = DOC_FILES, base: Path = REPO_ROOT) -> list[Bl
     for path in files:
         text = path.read_text(encoding="utf-8")
         for m in FENCE.finditer(text):
-            line = text.count("\n", 0, m.start(2)) + 1
-            blocks.append(Block(str(path.relative_to(base)), line, m.group(1).strip(), m.group(2)))
+            line = text.count("\n", 0, m.start(3)) + 1
+            blocks.append(Block(str(path.relative_to(base)), line, m.group(2).strip(), textwrap.dedent(m.group(3))))
     return blocks
 
 
@@ -119,8 +121,10 @@ def test_opt_outs_are_counted():
 
 def test_extraction_finds_fences_exactly(tmp_path):
     doc = tmp_path / "x.md"
-    doc.write_text("text\n```python\nprint(1)\n```\n```bash\nls\n```\n\n```python no-run\nimport x\n```\n")
-    assert doc_blocks([doc], tmp_path) == [Block("x.md", 3, "", "print(1)\n"), Block("x.md", 10, "no-run", "import x\n")]
+    doc.write_text("text\n```python\nprint(1)\n```\n```bash\nls\n```\n\n```python no-run\nimport x\n```\n"
+                   "- item:\n\n  ```python\n  if True:\n      print(2)\n  ```\n")
+    assert doc_blocks([doc], tmp_path) == [Block("x.md", 3, "", "print(1)\n"), Block("x.md", 10, "no-run", "import x\n"),
+                                           Block("x.md", 15, "", "if True:\n    print(2)\n")]
 
 
 @pytest.mark.parametrize("block", RUNNABLE, ids=[b.id for b in RUNNABLE])
