@@ -65,13 +65,16 @@ def summarise(rows: list[tuple[str, str, float, float]]) -> list[str]:
 
 
 def read_table(path: str) -> list[tuple[str, str, float, float]]:
-    """The ``(task, difficulty, ours_s, ref_s)`` rows of a table written by this script."""
+    """The ``(task, difficulty, ours_s, ref_s)`` rows of the first table written by this script in
+    ``path`` (a page may hold later reruns below it)."""
     rows = []
     for line in Path(path).read_text().splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 10 and cells[0] in TASKS:
             ref = float("nan") if cells[7] in ("not run", "error") else float(cells[7])
             rows.append((cells[0], cells[1], float(cells[3]), ref))
+        elif rows and not line.startswith("|"):
+            break
     return rows
 
 
