@@ -13,9 +13,12 @@ LAUNCH := OMP_NUM_THREADS=1 $(BIN)/accelerate launch --multi_gpu --num_processes
 
 .PHONY: demo test install
 
-$(STAMP): pyproject.toml
+# The stamp's name carries pyproject.toml's checksum, so the install reruns when its content changes,
+# not when a checkout or clone merely gives the file a new modification time.
+$(STAMP):
+	@echo "make: installing rote-hf and its dependencies into $(VENV)/ (one pip command; a few minutes on first use)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q -e ".[test]"
+	$(BIN)/python -m pip install --progress-bar on -e ".[test]"
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
@@ -29,6 +32,15 @@ demo: $(STAMP)
 	$(LAUNCH) eval_suite/train.py --config eval_suite/configs/cogscale_smoke.yaml --processes 2 --results $(RESULTS)
 	GRADIO_ANALYTICS_ENABLED=False $(BIN)/python space/app.py --results $(RESULTS)
 
+# The browser test drives a system chromium. When it is missing, install Debian's package with apt
+# only where that is possible (root and apt-get present); otherwise stop with one line saying what to install.
 test: $(STAMP)
-	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "make: installing Debian's chromium with apt-get (the leaderboard's browser test needs it)"; \
+	    apt-get update -qq && apt-get install -y -qq chromium; \
+	  else \
+	    echo "make test: chromium is missing and cannot be installed here (needs root and apt-get): install it first, e.g. 'sudo apt-get install chromium', then rerun 'make test'" >&2; \
+	    exit 1; \
+	  fi
 	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/python -m pytest -n 2 --dist loadfile

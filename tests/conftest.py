@@ -6,11 +6,16 @@ huggingface_hub reads HF_HUB_OFFLINE at import time.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
+# One private HF home per test process (each xdist worker imports this file), removed when that
+# process exits so that test runs leave no rote-hf-test-home-* folders in the temp dir.
 _HOME = tempfile.mkdtemp(prefix="rote-hf-test-home-")
+atexit.register(shutil.rmtree, _HOME, ignore_errors=True)
 os.environ["HF_HOME"] = _HOME
 os.environ["HF_DATASETS_CACHE"] = os.path.join(_HOME, "datasets")
 os.environ["HF_ENDPOINT"] = "http://127.0.0.1:9"  # a closed port: stray hub calls fail fast
