@@ -86,12 +86,13 @@ def test_rollout_refuses_non_finite_symbols(symbols):
         exact_rollout([symbols], [[1.0, 1.0]])
 
 
-def test_evaluate_module_refuses_nan_too():
+def test_evaluate_module_refuses_nan_too(tmp_path):
     import evaluate
 
-    from tests.helpers import REPO_ROOT
+    from rote_hf.hub.metric_repos import build_metric_repo
 
-    metric = evaluate.load(str(REPO_ROOT / "eval_suite" / "metrics" / "cogscale_score"))
+    build_metric_repo(tmp_path, "cogscale_score")  # the module as published, with its generated siblings
+    metric = evaluate.load(str(tmp_path / "rote" / "cogscale_score"))
     y = [[[1.0, 0.0], [1.0, 0.0]]]
     with pytest.raises(ValueError, match="finite"):
         metric.compute(predictions=[[[math.nan, math.nan]] * 2], references=y, prediction_timesteps=[[0, 1]],
