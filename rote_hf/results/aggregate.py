@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable
 
+from rote_hf.registry import resolve_object
+
 LR_SELECTIONS = ("validation", "test")
 
 
@@ -244,12 +246,13 @@ def reproduction_report(ours=None, paper=None, *, config_name: str | None = "cog
     import numpy as np
     import pandas as pd
 
-    from rote_hf.results.reproduction import known_cause, task_categories
-
+    # The default rows and the causes live in rooms that themselves aggregate (shipped rows, the
+    # published runs, the reproduction report): reached by lazy reference, so that this module,
+    # which every suite's summary imports, imports none of them.
+    known_cause = resolve_object("rote_hf.results.reproduction:known_cause")
+    task_categories = resolve_object("rote_hf.results.reproduction:task_categories")
     if ours is None:
-        from rote_hf.results.shipped import shipped_frame
-
-        ours = shipped_frame()
+        ours = resolve_object("rote_hf.results.shipped:shipped_frame")()
     if paper is None:
         paper = published_cogscale_runs()
     for name, frame in (("ours", ours), ("paper", paper)):
@@ -303,7 +306,6 @@ def published_cogscale_runs():
 
 @_functools.lru_cache(maxsize=1)
 def _published_cogscale_runs():
-    from rote_hf.results.published import cogscale_run_rows
-    from rote_hf.results.store import rows_to_frame
-
+    cogscale_run_rows = resolve_object("rote_hf.results.published:cogscale_run_rows")  # see reproduction_report
+    rows_to_frame = resolve_object("rote_hf.results.store:rows_to_frame")
     return rows_to_frame(cogscale_run_rows(), decode_json=False)

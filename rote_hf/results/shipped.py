@@ -84,9 +84,14 @@ def export_reproduction(results: str | os.PathLike, *, config: str | os.PathLike
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
+    from rote_hf.registry import resolve_object
     from rote_hf.results.schema import COLUMNS, arrow_schema, config_hash
-    from rote_hf.results.store import ResultStore
-    from rote_hf.train.config import SweepConfig, expand
+
+    # the store reads these shipped rows and the sweep configs sit above the results room:
+    # reached by lazy reference, so that exporting adds no import circle
+    ResultStore = resolve_object("rote_hf.results.store:ResultStore")
+    SweepConfig = resolve_object("rote_hf.train.config:SweepConfig")
+    expand = resolve_object("rote_hf.train.config:expand")
 
     results = Path(results)
     if not (results / "runs").is_dir():
@@ -196,6 +201,8 @@ def _read(name: str, directory: str, stamp: tuple[int, int] | None):
     columns = {name_: compact.column(name_) for name_ in compact.column_names}
     for col, value in provenance["constant_columns"].items():
         columns[col] = pa.array([value] * n, schema.field(col).type)
+    if "schema_version" not in columns:  # exported before rows carried it: version 0, as the store reads them
+        columns["schema_version"] = pa.array([0] * n, pa.int64())
     if "run_id" not in columns:
         columns["run_id"] = pa.array(_derived_run_ids(pa.table(columns)), pa.string())
     return pa.table({c: columns[c].cast(schema.field(c).type) for c in COLUMNS}, schema=schema)
