@@ -16,9 +16,7 @@ from pathlib import Path
 
 from rote_hf.mdl.strata import LLM_K_NEXT, LLM_N_SHOWN, LLM_STRATA
 from rote_hf.results.schema import ResultRow
-from rote_hf.suites.cogscale import COGSCALE
-from rote_hf.suites.oeis_llm import OEIS_LLM
-from rote_hf.suites.rote import RoteSuite
+from rote_hf.suites.headlines import COGSCALE_HEADLINE, OEIS_LLM_HEADLINE, ROTE_FALLBACK, ROTE_HEADLINE
 from rote_hf.symbolic.windows import PAPER_HORIZON, PAPER_SEQUENCE_LENGTH, PAPER_WINDOW
 
 DATA_DIR = Path(__file__).with_name("published")
@@ -48,7 +46,7 @@ def rote_summary_rows() -> list[ResultRow]:
             run_id=f"paper-rote_summary_by_model-{model}", suite="rote", task="all", model=model,
             config="summary_by_model", protocol="rote", source="paper", verified=True,
             param_count=round(values["model_size_m_mean"] * 1e6), metrics=values,
-            score_name="DL_mean", score=values["DL_mean"], lower_is_better=RoteSuite.headline.lower_is_better,
+            score_name="DL_mean", score=values["DL_mean"], lower_is_better=ROTE_HEADLINE.lower_is_better,
             train_time_s=values["train_time_median"], time_per_epoch_s=values["time_per_epoch_median"],
             peak_cuda_mb=values["memory_mb_median"], device="cuda (A100 3g.40gb MIG)",
             settings={"aggregate": "over 80 fits: 4 n x 5 c x 2 seeds x 2 runs; cost columns are medians"},
@@ -68,7 +66,7 @@ def rote_table_rows() -> list[ResultRow]:
                 run_id=f"paper-{rec['table']}-{rec['model']}", suite="rote_matched" if matched else "rote",
                 task="n4,8-c90" if matched else "c90", model=rec["model"], config=rec["table"], protocol="rote",
                 budget="0.2M" if matched else "", source="paper", verified=True, metrics=metrics,
-                score_name="exact_rollout_rate", score=metrics["exact_rollout_rate"], lower_is_better=RoteSuite.fallback.lower_is_better,
+                score_name="exact_rollout_rate", score=metrics["exact_rollout_rate"], lower_is_better=ROTE_FALLBACK.lower_is_better,
                 train_time_s=_float(rec["train_time_median_s"]) if rec["train_time_median_s"] else None,
                 peak_cuda_mb=_float(rec["peak_cuda_mb"]) if rec["peak_cuda_mb"] else None,
                 device="cuda (A100 3g.40gb MIG)",
@@ -101,7 +99,7 @@ def _rote_run_rows(filename: str, suite: str, budget: str) -> list[ResultRow]:
                 task_params={"symbols": n, "complexity": c, "seed_index": s, "sequence_length": PAPER_SEQUENCE_LENGTH,
                              "window": PAPER_WINDOW, "horizon": PAPER_HORIZON},
                 param_count=int(rec["model_params"]), data_seed=s, init_seed=3407 + run, run=run, learning_rate=3e-4,
-                metrics=metrics, score_name="DL", score=dl, lower_is_better=RoteSuite.headline.lower_is_better, source="paper", verified=True,
+                metrics=metrics, score_name="DL", score=dl, lower_is_better=ROTE_HEADLINE.lower_is_better, source="paper", verified=True,
                 train_time_s=float(rec["train_time"]), time_per_epoch_s=float(rec["time_per_epoch"]),
                 epochs=int(rec["epochs"]), peak_cuda_mb=float(rec["memory_mb"]), device="cuda (A100 3g.40gb MIG)",
             ))
@@ -134,7 +132,7 @@ def cogscale_rows() -> list[ResultRow]:
                     suite="cogscale", task=rec["task"], config=difficulty, model=model, budget=rec["budget"],
                     protocol="cogscale-esn" if model == "ESN" else "cogscale", source="paper", verified=True,
                     metrics={"test_score_mean": mean, "test_score_std": std},
-                    score_name="test_score_mean", score=mean, lower_is_better=COGSCALE.headline.lower_is_better,
+                    score_name="test_score_mean", score=mean, lower_is_better=COGSCALE_HEADLINE.lower_is_better,
                     settings={"aggregate": "10 seeds; LR chosen on TEST (published table), clipped at 1, 2 dp",
                               "lr_selection": "test"},
                 ))
@@ -168,7 +166,7 @@ def cogscale_run_rows() -> list[ResultRow]:
                 protocol="cogscale-esn" if model == "ESN" else "cogscale", source="paper", verified=True,
                 task_params={"category": rec["Category"]}, model_config={"reference_name": rec["model"]},
                 metrics={"test_score": _float(rec["Test_Score"]), "best_val_score": _float(rec["Best_Val_Score"])},
-                score_name="test_score", score=_float(rec["Test_Score"]), lower_is_better=COGSCALE.headline.lower_is_better,
+                score_name="test_score", score=_float(rec["Test_Score"]), lower_is_better=COGSCALE_HEADLINE.lower_is_better,
             ))
     return rows
 
@@ -211,7 +209,7 @@ def mdl_llm_rows() -> list[ResultRow]:
             model_config={"responder": "openai", "model": model},
             settings={"endpoint": "OpenRouter chat completions", "temperature": 0, "max_tokens": 400,
                       "aggregate": "20 sequences per stratum; failed calls not scored"},
-            metrics=metrics, score_name="accuracy", score=float(metrics["accuracy"]), lower_is_better=OEIS_LLM.headline.lower_is_better,
+            metrics=metrics, score_name="accuracy", score=float(metrics["accuracy"]), lower_is_better=OEIS_LLM_HEADLINE.lower_is_better,
             device="api",
         ))
     return rows

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable
 
-from rote_hf.suites.base import MetricSpec, ModelEntry, RunSpec, Suite, budget_label, check_keys, parse_models
+from rote_hf.suites.base import ModelEntry, RunSpec, Suite, budget_label, check_keys, parse_models
+from rote_hf.suites.headlines import COGSCALE_HEADLINE
 
 #: Models whose readout is fitted in closed form (no learning rate, no protocol).
 FITTED_MODELS = ("esn",)
@@ -64,8 +65,7 @@ class CogScaleSuite(Suite):
     """CogScale: 14 synthetic cognitive tasks, budgets 1k/10k/100k."""
 
     name = "cogscale"
-    headline = MetricSpec("test_score", lower_is_better=True, aggregation="mean",
-                          description="CogScale test score (0 = perfect), mean over seeds at the chosen LR")
+    headline = COGSCALE_HEADLINE
     summary_columns = ("task", "difficulty", "model", "budget", "learning_rate", "lr_selection", "seeds", "failed",
                        "mean", "std")
     dataset_builder = "rote_hf.datasets.cogscale:build"

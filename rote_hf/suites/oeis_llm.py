@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rote_hf.suites.base import MetricSpec, Suite
+from rote_hf.suites.base import Suite
+from rote_hf.suites.headlines import OEIS_LLM_HEADLINE
 
 PROTOCOL = "llm-query"
 
@@ -21,8 +22,7 @@ class OeisLlmSuite(Suite):
     """OEIS-LLM: exact next-term accuracy, abstention and confabulation per MDL stratum."""
 
     name = "mdl"
-    headline = MetricSpec("accuracy", lower_is_better=False, aggregation="rate",
-                          description="share of sequences whose next k terms are all right")
+    headline = OEIS_LLM_HEADLINE
     summary_columns = ("source", "model", "stratum", "scored", "failed", "accuracy", "abstention", "confabulation",
                        "recognition", "mean confidence")
     dataset_builder = "rote_hf.datasets.oeis_mdl:build"

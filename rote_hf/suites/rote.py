@@ -25,8 +25,9 @@ from types import MappingProxyType
 from typing import Any, Callable
 
 from rote_hf.suites.base import (
-    MetricSpec, ModelEntry, RunSpec, Suite, budget_label, check_keys, parse_models, parse_runs,
+    ModelEntry, RunSpec, Suite, budget_label, check_keys, parse_models, parse_runs,
 )
+from rote_hf.suites.headlines import ROTE_FALLBACK, ROTE_HEADLINE
 from rote_hf.symbolic.generator import PAPER_COMPLEXITIES, PAPER_SYMBOLS
 from rote_hf.symbolic.paper_seeds import SEEDS_PER_CELL
 from rote_hf.symbolic.windows import PAPER_HORIZON, PAPER_SEQUENCE_LENGTH, PAPER_WINDOW
@@ -113,10 +114,8 @@ class RoteSection:
 class RoteSuite(Suite):
     """ROTE: LZW-controlled seeds, finite-context next-symbol training, closed-loop rollout."""
 
-    headline = MetricSpec("DL", lower_is_better=True, aggregation="mean",
-                          description="normalised Damerau-Levenshtein distance of the greedy rollout")
-    #: Used when a fit computed no rollout distance (``rollout_metrics: {}``): 1 = exact rollout.
-    fallback = MetricSpec("exact", lower_is_better=False, aggregation="rate", description="exact-rollout rate")
+    headline = ROTE_HEADLINE
+    fallback = ROTE_FALLBACK
     summary_columns = ("model", "fits", "failed", "params", "test_loss_mean", "test_accuracy_mean", "DL_mean", "DL_sd",
                        "JW_mean", "exact_rate", "epochs_median", "train_time_median_s", "time_per_epoch_median_s")
     dataset_builder = "rote_hf.datasets.rote_seeds:build"

@@ -7,9 +7,26 @@ Contract: every model maps x (batch, time, input_size) float to per-step outputs
 >>> model = build_model("gru", input_size=4, output_size=4, preset="rote-paper")
 """
 
-from .budget import BUDGET_TOLERANCE, ROTE_MATCHED_GRIDS, count_parameters
-from .build import MODEL_PRESETS, BuildInfo, Resolution, build_model, model_info, resolve_arch
-from .registry import ModelSpec, get_spec, names, register
+import importlib
+from typing import Any
+
+# The builders and registry load on first use (module ``__getattr__``), so that the torch-free
+# parts of the zoo (``rote_hf.zoo.display``, used by the leaderboard Space) import without torch.
+_LAZY = {
+    "BUDGET_TOLERANCE": "budget", "ROTE_MATCHED_GRIDS": "budget", "count_parameters": "budget",
+    "MODEL_PRESETS": "build", "BuildInfo": "build", "Resolution": "build", "build_model": "build",
+    "model_info": "build", "resolve_arch": "build",
+    "ModelSpec": "registry", "get_spec": "registry", "names": "registry", "register": "registry",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: The ROTE paper's eight models, in the paper's order (use with preset="rote-paper").
 ROTE_PAPER_MODELS = (

@@ -177,7 +177,7 @@ def test_leaderboard_host_and_port_default_from_the_environment(monkeypatch):
         def launch(self, **kw):
             captured.update(kw)
 
-    app["main"].__globals__["build_demo"] = lambda results: FakeDemo()
+    app["main"].__globals__["build_demo"] = lambda results, **options: FakeDemo()
     app["main"]([])
     assert (captured["server_name"], captured["server_port"]) == ("0.0.0.0", 7861)
     monkeypatch.delenv("GRADIO_SERVER_NAME")
