@@ -91,7 +91,7 @@ def _decode_rows(frame):
         keep.append(True)
         for name, value in values.items():
             decoded[name].append(value)
-    frame = frame[keep].reset_index(drop=True).copy()
+    frame = frame.iloc[[i for i, k in enumerate(keep) if k]].reset_index(drop=True).copy()  # rows (an empty list would select columns)
     for name, values in decoded.items():
         frame[name] = values
     return frame, notices

@@ -329,4 +329,4 @@ def valid_rows(frame):
         keep.append(problem is None)
         if problem:
             notices.append(f"{short(rec.get('run_id'), 60)}: {problem}")
-    return frame[keep].reset_index(drop=True), notices
+    return frame.iloc[[i for i, k in enumerate(keep) if k]].reset_index(drop=True), notices  # rows, even when none
