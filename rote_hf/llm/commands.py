@@ -8,24 +8,10 @@ import re
 import sys
 from pathlib import Path
 
+from rote_hf.argtypes import PLAIN_INT, int_in
 from rote_hf.mdl.strata import LLM_K_NEXT, LLM_N_SHOWN
 
-_INT = re.compile(r"-?[0-9]+")
 _FLOAT = re.compile(r"[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?|\.[0-9]+([eE][-+]?[0-9]+)?")
-
-
-def _int_in(low: int, high: int, name: str = "value"):
-    """argparse type: a plain decimal integer in ``low..high`` (no ``_``, spaces, signs other than
-    ``-`` or non-ASCII digits), checked before any work; argparse prefixes ``argument --flag:``."""
-
-    def parse(text: str) -> int:
-        if not _INT.fullmatch(text):
-            raise argparse.ArgumentTypeError(f"invalid int value: {text[:40]!r}")
-        if not low <= int(text) <= high:
-            raise argparse.ArgumentTypeError(f"{name} must be in {low}..{high}, got {text[:40]}")
-        return int(text)
-
-    return parse
 
 
 def _seconds(text: str) -> float:
@@ -41,7 +27,7 @@ QUERY_HELP = "ask an LLM to continue MDL-stratified integer sequences; print met
 def _seed(text: str) -> int | None:
     if text.lower() == "none":
         return None
-    if not _INT.fullmatch(text) or not 0 <= int(text) <= 2**63 - 1:
+    if not PLAIN_INT.fullmatch(text) or not 0 <= int(text) <= 2**63 - 1:
         raise argparse.ArgumentTypeError(f"must be an integer in 0..2**63-1 or 'none', got {text[:40]!r}")
     return int(text)
 
@@ -53,24 +39,24 @@ def add_query_arguments(p: argparse.ArgumentParser) -> None:
     src.add_argument("--local", metavar="PATH", help="a local transformers model folder (text-generation)")
     p.add_argument("--model", help="model name sent to the server (required with --base-url; "
                                    "with --local: the name used in results, default local:<folder>)")
-    p.add_argument("--per-stratum", type=_int_in(1, 1_000_000), default=None, metavar="K",
+    p.add_argument("--per-stratum", type=int_in(1, 1_000_000), default=None, metavar="K",
                    help="first K sequences of each stratum (1..1000000)")
     p.add_argument("--results", default="results", metavar="DIR", help="results folder (default: ./results)")
     p.add_argument("--dataset", default="rote/oeis-mdl",
                    help="dataset path or repo id, or a .json/.jsonl file of rows (default: rote/oeis-mdl)")
     p.add_argument("--dataset-config", default="llm-eval", help="dataset config (default: llm-eval; 'oeis' for all)")
     p.add_argument("--split", default=None, help="dataset split (default: the only one)")
-    p.add_argument("--n-shown", type=_int_in(1, 1000), default=LLM_N_SHOWN,
+    p.add_argument("--n-shown", type=int_in(1, 1000), default=LLM_N_SHOWN,
                    help=f"terms shown, 1..1000 (paper: {LLM_N_SHOWN})")
-    p.add_argument("--k-next", type=_int_in(1, 50), default=LLM_K_NEXT, help=f"terms to predict, 1..50 (paper: {LLM_K_NEXT})")
-    p.add_argument("--max-tokens", type=_int_in(1, 1_000_000), default=1024,
+    p.add_argument("--k-next", type=int_in(1, 50), default=LLM_K_NEXT, help=f"terms to predict, 1..50 (paper: {LLM_K_NEXT})")
+    p.add_argument("--max-tokens", type=int_in(1, 1_000_000), default=1024,
                    help="reply budget in tokens, 1..1000000 (paper: 400, see docs/llm.md)")
     p.add_argument("--seed", type=_seed, default=0, help="sampling seed sent to the server, or 'none' (default: 0)")
     p.add_argument("--timeout", type=_seconds, default=60.0,
                    help="seconds for each whole request: connect, headers and full reply, (0, 3600] (default: 60)")
-    p.add_argument("--retries", type=_int_in(0, 10), default=3,
+    p.add_argument("--retries", type=int_in(0, 10), default=3,
                    help="retries on 5xx/408/429/timeouts/answers without content, 0..10 (default: 3)")
-    p.add_argument("--concurrency", type=_int_in(1, 64), default=4, help="requests in flight, 1..64 (default: 4)")
+    p.add_argument("--concurrency", type=int_in(1, 64), default=4, help="requests in flight, 1..64 (default: 4)")
     p.add_argument("--json-mode", action="store_true", help='send response_format={"type": "json_object"}')
     p.add_argument("--cache", default=None, metavar="DIR", help="reply cache folder (default: <results>/llm_cache)")
     p.add_argument("--compare-paper", action="store_true", help="also print the paper's published rows")
@@ -166,9 +152,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                                          "OpenAI-compatible API on 127.0.0.1",
                        description="An OpenAI-compatible chat-completions server over a responder.")
     s.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1)")
-    s.add_argument("--port", type=_int_in(0, 65535), default=8000, help="port (default: 8000; 0 = any free port)")
+    s.add_argument("--port", type=int_in(0, 65535), default=8000, help="port (default: 8000; 0 = any free port)")
     s.add_argument("--local", metavar="PATH", help="serve a local transformers model instead of the baseline")
-    s.add_argument("--max-new-tokens", type=_int_in(1, 32768), default=256,
+    s.add_argument("--max-new-tokens", type=int_in(1, 32768), default=256,
                    help="generation budget of --local, 1..32768 (default: 256)")
     s.set_defaults(func=_serve)
 

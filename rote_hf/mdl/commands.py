@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import errno
 import json
-import re
 import sys
 from pathlib import Path
 
+from rote_hf.argtypes import PLAIN_INT, int_in
 from rote_hf.mdl.bigint import dumps_int_rows, dumps_json, format_int, parse_int
 
 MAX_TERMS = 1_000
@@ -20,27 +20,11 @@ MAX_NEXT = 1_000
 MAX_ORDER = MAX_DEGREE = 16
 """Largest ``--max-order`` / ``--max-degree`` (defaults 6 and 4)."""
 
-_INT = re.compile(r"-?[0-9]+")
-
-
-def _int_in(low: int, high: int, name: str = "value"):
-    """argparse type: a plain decimal integer in ``low..high`` (no ``_``, spaces, signs other than
-    ``-`` or non-ASCII digits), checked before any work; argparse prefixes ``argument --flag:``."""
-
-    def parse(text: str) -> int:
-        if not _INT.fullmatch(text):
-            raise argparse.ArgumentTypeError(f"invalid int value: {text[:40]!r}")
-        if not low <= int(text) <= high:
-            raise argparse.ArgumentTypeError(f"{name} must be in {low}..{high}, got {text[:40]}")
-        return int(text)
-
-    return parse
-
 
 def _shard(text: str) -> tuple[int, int]:
     """argparse type of ``--shard``: ``INDEX/COUNT`` with ``0 <= INDEX < COUNT <= 10000``."""
     index, _, count = text.partition("/")
-    if not (_INT.fullmatch(index) and _INT.fullmatch(count) and 0 <= int(index) < int(count) <= 10_000):
+    if not (PLAIN_INT.fullmatch(index) and PLAIN_INT.fullmatch(count) and 0 <= int(index) < int(count) <= 10_000):
         raise argparse.ArgumentTypeError(f"must be INDEX/COUNT with 0 <= INDEX < COUNT <= 10000, e.g. 0/4, "
                                          f"got {text[:40]!r}")
     return int(index), int(count)
@@ -55,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("terms", nargs="+", help="the terms, comma- or space-separated (a trailing '...' is ignored)")
     _learner_options(p)
-    p.add_argument("--next", type=_int_in(0, MAX_NEXT), default=3,
+    p.add_argument("--next", type=int_in(0, MAX_NEXT), default=3,
                    help=f"how many continuation terms to print, 0..{MAX_NEXT} (default: 3)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
     p.set_defaults(func=_mdl)
@@ -67,13 +51,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     s.add_argument("--stripped", type=Path, default=None, help="path to stripped or stripped.gz (default: shipped sample)")
     s.add_argument("--out", type=Path, required=True, help="output JSON-lines file; existing rows are kept (resume)")
-    s.add_argument("--budget", type=_int_in(7, MAX_TERMS), default=30, help=f"terms per sequence, 7..{MAX_TERMS} (default: 30)")
-    s.add_argument("--min-terms", type=_int_in(7, MAX_TERMS), default=20,
+    s.add_argument("--budget", type=int_in(7, MAX_TERMS), default=30, help=f"terms per sequence, 7..{MAX_TERMS} (default: 30)")
+    s.add_argument("--min-terms", type=int_in(7, MAX_TERMS), default=20,
                    help=f"skip sequences with fewer terms, 7..{MAX_TERMS} (default: 20)")
-    s.add_argument("--limit", type=_int_in(1, 10_000_000), default=20_000,
+    s.add_argument("--limit", type=int_in(1, 10_000_000), default=20_000,
                    help="sample size after shuffling, 1..10000000 (default: 20000)")
-    s.add_argument("--seed", type=_int_in(0, 2**32 - 1), default=0, help="shuffle seed, 0..2**32-1 (default: 0)")
-    s.add_argument("--workers", type=_int_in(1, 256), default=1, help="processes, 1..256 (default: 1)")
+    s.add_argument("--seed", type=int_in(0, 2**32 - 1), default=0, help="shuffle seed, 0..2**32-1 (default: 0)")
+    s.add_argument("--workers", type=int_in(1, 256), default=1, help="processes, 1..256 (default: 1)")
     s.add_argument("--shard", type=_shard, default=(0, 1),
                    help="this machine's shard INDEX/COUNT by position (default: 0/1)")
     s.add_argument("--on-bad", choices=["reject", "stop"], default="reject", help="non-integer token: drop the line or keep terms before it")
@@ -83,8 +67,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _learner_options(p: argparse.ArgumentParser, with_bounds: bool = True) -> None:
-    p.add_argument("--max-order", type=_int_in(1, MAX_ORDER), default=6, help=f"largest order r, 1..{MAX_ORDER} (default: 6)")
-    p.add_argument("--max-degree", type=_int_in(0, MAX_DEGREE), default=4,
+    p.add_argument("--max-order", type=int_in(1, MAX_ORDER), default=6, help=f"largest order r, 1..{MAX_ORDER} (default: 6)")
+    p.add_argument("--max-degree", type=int_in(0, MAX_DEGREE), default=4,
                    help=f"largest degree d, 0..{MAX_DEGREE} (default: 4)")
     p.add_argument("--encoding", choices=["loose", "strict"], default="loose", help="L(H) encoding (default: loose)")
     p.add_argument("--backend", choices=["flint", "sympy", "fraction"], default="flint", help="exact nullspace backend")
@@ -101,7 +85,7 @@ def parse_terms(tokens: list[str]) -> list[int]:
     if len(parts) > MAX_TERMS:
         raise ValueError(f"terms must be at most {MAX_TERMS} numbers, got {len(parts)}")
     for t in parts:
-        if not _INT.fullmatch(t):
+        if not PLAIN_INT.fullmatch(t):
             raise ValueError(f"terms must be integers separated by commas or spaces, got {t[:40]!r}")
         if len(t.lstrip("-")) > MAX_DIGITS:
             raise ValueError(f"terms must have at most {MAX_DIGITS} digits each, got one of {len(t.lstrip('-'))}")

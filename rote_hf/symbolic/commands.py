@@ -3,28 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import re
+
+from rote_hf.argtypes import int_in
 
 MAX_COMPLEXITY = 10_000
 """Largest ``--complexity`` (the papers use at most 90; 10,000 takes about a second)."""
 MAX_WINDOW = 100_000
 """Largest ``--window`` (symbols)."""
-
-_INT = re.compile(r"-?[0-9]+")
-
-
-def _int_in(low: int, high: int, name: str = "value"):
-    """argparse type: a plain decimal integer in ``low..high`` (no ``_``, spaces, signs other than
-    ``-`` or non-ASCII digits), checked before any work; argparse prefixes ``argument --flag:``."""
-
-    def parse(text: str) -> int:
-        if not _INT.fullmatch(text):
-            raise argparse.ArgumentTypeError(f"invalid int value: {text[:40]!r}")
-        if not low <= int(text) <= high:
-            raise argparse.ArgumentTypeError(f"{name} must be in {low}..{high}, got {text[:40]}")
-        return int(text)
-
-    return parse
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,12 +18,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="generate one seed of given alphabet size and LZW complexity, with its diagnostics",
         description="Generate a seed with the reference scheme (rote-bench's lzw_string_generator).",
     )
-    s.add_argument("--symbols", "-n", type=_int_in(1, 52, "n_symbols"), required=True, help="alphabet size n, 1..52")
-    s.add_argument("--complexity", "-c", type=_int_in(1, MAX_COMPLEXITY), required=True,
+    s.add_argument("--symbols", "-n", type=int_in(1, 52, "n_symbols"), required=True, help="alphabet size n, 1..52")
+    s.add_argument("--complexity", "-c", type=int_in(1, MAX_COMPLEXITY), required=True,
                    help=f"target LZW complexity c, n..{MAX_COMPLEXITY}")
-    s.add_argument("--random-state", type=_int_in(0, 2**32 - 1), default=42,
+    s.add_argument("--random-state", type=int_in(0, 2**32 - 1), default=42,
                    help="seed of the generator, 0..2**32-1 (default 42)")
-    s.add_argument("--window", type=_int_in(1, MAX_WINDOW), default=100,
+    s.add_argument("--window", type=int_in(1, MAX_WINDOW), default=100,
                    help=f"window w for alpha_w, 1..{MAX_WINDOW} (default 100)")
     s.set_defaults(func=_seed)
 
