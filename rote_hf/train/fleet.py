@@ -238,6 +238,41 @@ def _fleet_predict(forward, params, X, chunk: int):
     return np.concatenate(outs, axis=1)
 
 
+class _EpochLosses:
+    """Per-member step losses of one epoch, kept on the device (no host sync per step): their
+    mean, and the first non-finite loss of each member with its 1-based step, which
+    :meth:`result` turns into the one-run path's divergence error
+    (:func:`rote_hf.train.rote.finite_losses`)."""
+
+    def __init__(self, k: int, device: Any) -> None:
+        import torch
+
+        self.total = torch.zeros(k, dtype=torch.float64, device=device)
+        self.first_bad = torch.full((k,), math.nan, dtype=torch.float64, device=device)
+        self.seen_bad = torch.zeros(k, dtype=torch.bool, device=device)
+        self.bad_step = torch.zeros(k, dtype=torch.long, device=device)
+        self.steps = 0
+
+    def add(self, losses: Any) -> None:
+        """One step's losses, shape (k,)."""
+        import torch
+
+        detached = losses.detach().double()
+        new_bad = ~torch.isfinite(detached) & ~self.seen_bad
+        self.first_bad = torch.where(new_bad, detached, self.first_bad)
+        self.bad_step = torch.where(new_bad, self.steps + 1, self.bad_step)
+        self.seen_bad |= new_bad
+        self.total += detached
+        self.steps += 1
+
+    def result(self, epoch: int) -> tuple[list[float], list[ValueError | None]]:
+        """(mean loss per member, its divergence error or None): the epoch's one host sync."""
+        values, steps = self.first_bad.cpu().tolist(), self.bad_step.cpu().tolist()
+        errors = [ValueError(f"training loss is not finite ({v}) at epoch {epoch}, step {st}: diverged") if bad else None
+                  for bad, v, st in zip(self.seen_bad.cpu().tolist(), values, steps)]
+        return (self.total / self.steps).cpu().tolist(), errors
+
+
 def fit_cogscale_fleet(build_model: Callable[[], Any], members: Sequence[CogScaleMember], *,
                        device: Any = "cpu") -> list[Any]:
     """Fit every member under the CogScale protocol as one fleet; one outcome per member, in order.
@@ -289,33 +324,21 @@ def fit_cogscale_fleet(build_model: Callable[[], Any], members: Sequence[CogScal
         orders = torch.stack([epoch_order(n_train, gens[i]) for i in active]).to(device)  # (K, N)
         rows = torch.arange(len(active), device=device)[:, None]
         dropout = MemberDropout([drop_gens[i] for i in active])
-        loss_sum = torch.zeros(len(active), dtype=torch.float64, device=device)
-        first_bad = torch.full((len(active),), math.nan, dtype=torch.float64, device=device)
-        seen_bad = torch.zeros(len(active), dtype=torch.bool, device=device)
-        bad_step = torch.zeros(len(active), dtype=torch.long, device=device)
-        n_batches = 0
+        watch = _EpochLosses(len(active), device)
         for s in range(0, n_train, first.batch_size):
             idx = orders[:, s:s + first.batch_size]
             losses = _masked_losses(forward(fleet.params(), X[rows, idx], dropout), Y[rows, idx], T[rows, idx], cat)
             (grad,) = torch.autograd.grad(losses.sum(), [fleet.flat])
             opt.step(grad)
-            detached = losses.detach().double()
-            finite = torch.isfinite(detached)
-            first_bad = torch.where(~finite & ~seen_bad, detached, first_bad)
-            bad_step = torch.where(~finite & ~seen_bad, n_batches + 1, bad_step)  # 1-based, as finite_losses
-            seen_bad |= ~finite
-            loss_sum += detached
-            n_batches += 1
+            watch.add(losses)
         # one host sync per epoch: divergence, then validation
-        seen, bad_values, bad_steps = seen_bad.cpu().tolist(), first_bad.cpu().tolist(), bad_step.cpu().tolist()
-        mean_losses = (loss_sum / n_batches).cpu().tolist()
+        mean_losses, diverged = watch.result(epoch)
         preds = _fleet_predict(forward, fleet.params(), Xv, _eval_chunk(first.eval_chunk))
         leaving: list[int] = []
         for pos, i in enumerate(active):
             epochs[i] = epoch
-            if seen[pos]:
-                failed[i] = ValueError(f"training loss is not finite ({bad_values[pos]}) at epoch {epoch}, "
-                                       f"step {bad_steps[pos]}: diverged")
+            if diverged[pos] is not None:
+                failed[i] = diverged[pos]
                 leaving.append(pos)
                 continue
             val = score_steps(y_valid[i], gather_steps(preds[pos], members[i].data.T_valid), cat)
@@ -602,11 +625,7 @@ def fit_rote_fleet(build_model: Callable[[], Any], members: Sequence[RoteMember]
         orders = torch.stack([epoch_order(n_train, gens[i]) for i in active]).to(device)
         rows = torch.arange(len(active), device=device)[:, None]
         dropout = MemberDropout([drop_gens[i] for i in active])
-        loss_sum = torch.zeros(len(active), dtype=torch.float64, device=device)
-        first_bad = torch.full((len(active),), math.nan, dtype=torch.float64, device=device)
-        seen_bad = torch.zeros(len(active), dtype=torch.bool, device=device)
-        bad_step = torch.zeros(len(active), dtype=torch.long, device=device)
-        n_batches = 0
+        watch = _EpochLosses(len(active), device)
         for s in range(0, n_train, first.batch_size):
             idx = orders[:, s:s + first.batch_size]
             logits = forward(fleet.params(), X[rows, idx], dropout)[:, :, -1]  # (K, B, n) at the last step
@@ -614,13 +633,7 @@ def fit_rote_fleet(build_model: Callable[[], Any], members: Sequence[RoteMember]
                                      reduction="none").reshape(len(active), -1).mean(1)
             (grad,) = torch.autograd.grad(losses.sum(), [fleet.flat])
             opt.step(grad)
-            detached = losses.detach().double()
-            finite = torch.isfinite(detached)
-            first_bad = torch.where(~finite & ~seen_bad, detached, first_bad)
-            bad_step = torch.where(~finite & ~seen_bad, n_batches + 1, bad_step)  # 1-based, as finite_losses
-            seen_bad |= ~finite
-            loss_sum += detached
-            n_batches += 1
+            watch.add(losses)
         current_lr = list(opt.lr)
         if epoch % first.lr_step_size == 0:  # StepLR.step() after the epoch
             opt.lr = [lr * first.lr_gamma for lr in opt.lr]
@@ -635,14 +648,12 @@ def fit_rote_fleet(build_model: Callable[[], Any], members: Sequence[RoteMember]
                 batch_losses.append(F.cross_entropy(logits.reshape(-1, n), yb.reshape(-1), reduction="none")
                                     .reshape(len(active), -1).mean(1))
             valid = torch.stack(batch_losses, 1).cpu().tolist()  # (K, n_batches) float32 values
-        seen, bad_values, bad_steps = seen_bad.cpu().tolist(), first_bad.cpu().tolist(), bad_step.cpu().tolist()
-        mean_losses = (loss_sum / n_batches).cpu().tolist()
+        mean_losses, diverged = watch.result(epoch)
         leaving = []
         for pos, i in enumerate(active):
             epochs[i] = epoch
-            if seen[pos]:
-                failed[i] = ValueError(f"training loss is not finite ({bad_values[pos]}) at epoch {epoch}, "
-                                       f"step {bad_steps[pos]}: diverged")
+            if diverged[pos] is not None:
+                failed[i] = diverged[pos]
                 leaving.append(pos)
                 continue
             valid_loss = sum(valid[pos]) / max(1, len(valid[pos]))
