@@ -31,6 +31,18 @@ import pytest  # noqa: E402
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
+@pytest.fixture(autouse=True)
+def _no_accelerate_state_left_behind():
+    """A test that builds an Accelerator in the test process (run_specs without a launcher) leaves
+    accelerate's process-wide state behind; forked debug_launcher workers of a later test in the
+    same process would inherit its single-process world, so clear it after every test."""
+    yield
+    import sys
+
+    if "accelerate.state" in sys.modules:
+        sys.modules["accelerate.state"].AcceleratorState._reset_state(reset_partial_state=True)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _one_thread() -> None:
     try:

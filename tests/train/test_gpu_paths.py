@@ -20,16 +20,6 @@ from tests.train.test_loop import tiny_executor, tiny_specs
 from tests.train.tiny import TinyGRU, windows_data
 
 
-@pytest.fixture(autouse=True)
-def _no_accelerate_state_left_behind():
-    """run_specs builds an Accelerator in this process; forked debug_launcher workers of tests run
-    later in the same process would inherit its single-process state, so clear it afterwards."""
-    yield
-    from accelerate.state import AcceleratorState
-
-    AcceleratorState._reset_state(reset_partial_state=True)
-
-
 def test_choose_device_spreads_local_ranks_over_gpus():
     assert [choose_device(r, 8) for r in (0, 7, 8, 15)] == ["cuda:0", "cuda:7", "cuda:0", "cuda:7"]
     assert [choose_device(r, 3) for r in range(5)] == ["cuda:0", "cuda:1", "cuda:2", "cuda:0", "cuda:1"]
