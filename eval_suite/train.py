@@ -15,7 +15,10 @@ in its process, on ``cuda:{local_rank % gpus}`` when CUDA is present (docs/gpu.m
 ``accelerate launch --cpu --num_processes 2`` silently starts ONE process: use ``--multi_gpu`` as
 above (the script uses ``Accelerator(cpu=True)`` when no GPU is present) and pass ``--processes``
 so that a wrong launch is refused. Re-running the same command resumes: finished runs are
-skipped, failed runs are kept as failed unless ``--retry-failed``. ``--mixed_precision`` other than
+skipped, failed runs are kept as failed unless ``--retry-failed``; the runs of a config whose rows ship
+with the package (``cogscale_paper``) count as finished unless ``--rerun-shipped``. ``--only
+difficulty=small`` (repeatable; fields task, model, budget, difficulty, run) trains a part of a
+sweep, with the same run ids. ``--mixed_precision`` other than
 ``no`` is refused: every fit runs in float32.
 """
 
@@ -71,6 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fleet", default=None, metavar="K",
                         help="most runs trained together as one fleet (same architecture and shapes; each "
                              "member equals its one-run fit); 1 = one run at a time (default: 25)")
+    parser.add_argument("--only", action="append", default=[], metavar="FIELD=VALUE[,VALUE]",
+                        help="train only the runs with these values (repeatable; FIELD: task, model, budget, "
+                             "difficulty, run), e.g. --only difficulty=small; run ids are unchanged")
+    parser.add_argument("--rerun-shipped", action="store_true",
+                        help="also train the runs whose rows ship with the package (rote_hf/results/ours/; "
+                             "by default a shipped config's shipped runs count as finished)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
     parser.add_argument("--no-table", action="store_true", help="do not print the summary table at the end")
     parser.add_argument("--collective-timeout", type=float, default=None, metavar="SECONDS",
@@ -84,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from rote_hf.results import load
     from rote_hf.train import SweepConfig, expand, make_accelerator, run_specs
+    from rote_hf.train.config import select
     from rote_hf.train.fleet import DEFAULT_FLEET_SIZE
 
     fleet = DEFAULT_FLEET_SIZE if args.fleet is None else _fleet_size(args.fleet)
@@ -95,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         path = resolve_config(args.config)
         config = SweepConfig.from_yaml(path)
-        specs = expand(config)
+        specs = select(expand(config), args.only)
     except (ValueError, TypeError, FileNotFoundError) as exc:
         # the last line this script prints: under `accelerate launch` only the launcher's own
         # CalledProcessError traceback (about the exit status) follows it
@@ -103,6 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.config is None and os.environ.get("RANK", "0") == "0":
         print(f"train.py: no --config given: running the default, {DEFAULT_LABEL} ({path})", flush=True)
+    if not args.rerun_shipped:
+        specs = skip_shipped(specs, config.name)
     requested = args.processes or (int(os.environ["WORLD_SIZE"]) if "WORLD_SIZE" in os.environ else None)
     try:
         accelerator = make_accelerator(collective_timeout=args.collective_timeout)
@@ -126,6 +138,23 @@ def main(argv: list[str] | None = None) -> int:
     if accelerator.is_main_process and not args.no_table:
         print(summary_table(load(args.results), config.suite))
     return 0
+
+
+def skip_shipped(specs: list, config_name: str) -> list:
+    """``specs`` less the runs whose rows ship with the package for config ``config_name``
+    (:mod:`rote_hf.results.shipped`): on a new machine a resumed reproduction sweep trains only
+    what is missing, and ``rote-hf results --export-reproduction`` adds the new rows to the shipped ones."""
+    from rote_hf.results.shipped import SHIPPED_CONFIGS, SHIPPED_DIR, shipped_run_ids
+
+    if config_name not in SHIPPED_CONFIGS:
+        return specs
+    shipped = shipped_run_ids(config_name)
+    todo = [s for s in specs if s.run_id not in shipped]
+    if len(todo) < len(specs) and os.environ.get("RANK", "0") == "0":
+        print(f"train.py: {len(specs) - len(todo)} of these {len(specs)} runs ship with the package "
+              f"({SHIPPED_DIR / config_name}.parquet) and count as finished (--rerun-shipped trains them again)",
+              flush=True)
+    return todo
 
 
 def _fleet_size(text: str) -> int | None:

@@ -71,12 +71,14 @@ def _derived_run_ids(table) -> list[str]:
 
 def export_reproduction(results: str | os.PathLike, *, config: str | os.PathLike | None = None,
                         out_dir: str | os.PathLike | None = None, command: str = "") -> dict[str, Any]:
-    """Collect the finished (``ok``) runs of sweep ``config`` from the store ``results`` into
-    ``<out_dir>/<config name>.parquet`` + ``.json`` (atomic writes); returns the provenance dict.
+    """Collect the finished (``ok``) runs of sweep ``config`` into ``<out_dir>/<config name>.parquet``
+    + ``.json`` (atomic writes); returns the provenance dict.
 
-    ``config``: the sweep YAML (default ``eval_suite/configs/cogscale_paper.yaml``); a stored row
-    is exported when its run id is one of the config's runs. ``out_dir``: default the package's
-    ``rote_hf/results/ours/``. ``command``: recorded verbatim in the provenance.
+    The runs are the rows already shipped in ``out_dir`` for this config plus the store
+    ``results``'s rows of the config's runs (a run in both is taken from the store), so a sweep
+    resumed on a new machine, whose store holds only the runs trained there, adds to what is
+    shipped. ``config``: the sweep YAML (default ``eval_suite/configs/cogscale_paper.yaml``).
+    ``out_dir``: default the package's ``rote_hf/results/ours/``. ``command``: recorded verbatim.
     """
     import io
 
@@ -102,8 +104,13 @@ def export_reproduction(results: str | os.PathLike, *, config: str | os.PathLike
     expected = {s.run_id: s for s in specs}
     store = ResultStore(results)
     stored = store.run_ids() & set(expected)
-    table = pa.concat_tables([pq.read_table(store.path_of(rid), schema=arrow_schema()) for rid in sorted(stored)]) \
-        if stored else arrow_schema().empty_table()
+    out_dir = Path(out_dir) if out_dir is not None else SHIPPED_DIR
+    shipped = shipped_table(sweep.name, directory=out_dir)
+    shipped = shipped.filter(pc.invert(pc.is_in(shipped.column("run_id"), pa.array(sorted(stored), pa.string()))))
+    shipped = shipped.filter(pc.is_in(shipped.column("run_id"), pa.array(sorted(expected), pa.string())))
+    table = pa.concat_tables([shipped] + [pq.read_table(store.path_of(rid), schema=arrow_schema())
+                                          for rid in sorted(stored)])
+    table = table.take(pc.sort_indices(table, [("run_id", "ascending")]))
     ok_mask = pc.equal(table.column("status"), "ok")
     failed = table.filter(pc.invert(ok_mask))
     table = table.filter(ok_mask)
@@ -128,7 +135,6 @@ def export_reproduction(results: str | os.PathLike, *, config: str | os.PathLike
     pq.write_table(compact, buf, compression="zstd", compression_level=9, store_schema=False)
     data = buf.getvalue()
 
-    out_dir = Path(out_dir) if out_dir is not None else SHIPPED_DIR
     by_cell: dict[str, dict[str, int]] = {}
     ok_ids = set(table.column("run_id").to_pylist())
     for rid, spec in expected.items():
@@ -216,6 +222,11 @@ def shipped_table(name: str = "cogscale_paper", *, directory: str | os.PathLike 
     path = Path(directory or SHIPPED_DIR) / f"{name}.parquet"
     stat = path.stat() if path.is_file() else None  # a rewritten file is read again
     return _read(name, str(directory or SHIPPED_DIR), (stat.st_mtime_ns, stat.st_size) if stat else None)
+
+
+def shipped_run_ids(name: str = "cogscale_paper", *, directory: str | os.PathLike | None = None) -> set[str]:
+    """Run ids of the shipped rows of config ``name`` (runs a resumed sweep of it need not train again)."""
+    return set(shipped_table(name, directory=directory).column("run_id").to_pylist())
 
 
 def shipped_frame(name: str | None = None, *, directory: str | os.PathLike | None = None):

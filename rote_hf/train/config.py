@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from rote_hf.results.schema import canonical_json, config_hash
 from rote_hf.suites import get_suite
-from rote_hf.suites.base import RunSpec
+from rote_hf.suites.base import RunSpec, budget_label
 
 COMMON_KEYS = ("name", "suite", "description")
 
@@ -72,3 +72,46 @@ def describe(specs: list[RunSpec]) -> str:
 
 
 __all__ = ["RunSpec", "SweepConfig", "expand", "describe", "canonical_json"]
+
+
+SELECT_FIELDS = ("task", "model", "budget", "difficulty", "run")
+"""Fields that :func:`select` (``train.py --only``) filters on."""
+
+
+def spec_field(spec: RunSpec, field_name: str) -> str:
+    """The value of ``field_name`` (one of :data:`SELECT_FIELDS`) of ``spec``, as text
+    (``budget``: ``"1k"``, ``"10k"``, ...; ``difficulty``: ``""`` when the suite has none)."""
+    if field_name == "task":
+        return spec.task
+    if field_name == "model":
+        return str(spec.model["name"])
+    if field_name == "budget":
+        return budget_label(spec.model)
+    if field_name == "difficulty":
+        return str(spec.task_params.get("difficulty", ""))
+    if field_name == "run":
+        return str(spec.run)
+    raise ValueError(f"field must be one of {', '.join(SELECT_FIELDS)}, got {field_name!r}")
+
+
+def select(specs: list[RunSpec], only: list[str]) -> list[RunSpec]:
+    """The runs of ``specs`` that pass every filter of ``only`` (order kept; run ids unchanged).
+
+    Each filter is ``FIELD=VALUE[,VALUE...]`` with FIELD one of :data:`SELECT_FIELDS`, e.g.
+    ``["difficulty=small", "model=gru,lstm"]``. A malformed filter, an unknown field or a value no
+    run has raises ``ValueError`` naming ``--only`` and the allowed fields or values.
+    """
+    kept = list(specs)
+    for text in only:
+        field_name, sep, values = text.partition("=")
+        if not sep or not values or field_name not in SELECT_FIELDS:
+            raise ValueError(f"--only must be FIELD=VALUE[,VALUE...] with FIELD one of {', '.join(SELECT_FIELDS)}, "
+                             f"got {text!r}")
+        wanted = [v.strip() for v in values.split(",") if v.strip()]
+        present = sorted({spec_field(s, field_name) for s in specs})
+        unknown = [v for v in wanted if v not in present]
+        if unknown:
+            raise ValueError(f"--only {field_name}: no run of this config has {', '.join(map(repr, unknown))}; "
+                             f"its values: {', '.join(present)}")
+        kept = [s for s in kept if spec_field(s, field_name) in wanted]
+    return kept

@@ -276,3 +276,23 @@ def test_the_docs_page_regenerates(tmp_path):
     else:
         assert "No reproduction rows are shipped yet" in page
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_export_adds_a_new_machines_store_to_what_is_shipped(tiny_store, tmp_path):
+    """A sweep resumed on a new machine stores only the runs trained there: exporting it adds them to the
+    shipped rows, and gives the same files as one store holding every run."""
+    import shutil
+
+    config, results = tiny_store
+    ids = expand_ids(config)
+    whole = export_reproduction(results, config=config, out_dir=tmp_path / "whole", command="cmd")
+    store = ResultStore(results)
+    for name, part in (("first", ids[:2]), ("second", ids[2:])):
+        (tmp_path / name / "runs").mkdir(parents=True)
+        for rid in part:
+            shutil.copy(store.path_of(rid), tmp_path / name / "runs" / store.path_of(rid).name)
+    out = tmp_path / "ours"
+    assert export_reproduction(tmp_path / "first", config=config, out_dir=out, command="cmd")["runs_ok"] == 2
+    merged = export_reproduction(tmp_path / "second", config=config, out_dir=out, command="cmd")
+    assert merged == whole and (merged["runs_ok"], merged["runs_failed"]) == (3, 1)
+    assert (out / "cogscale_paper.parquet").read_bytes() == (tmp_path / "whole" / "cogscale_paper.parquet").read_bytes()

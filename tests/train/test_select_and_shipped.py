@@ -1,0 +1,79 @@
+"""`train.py --only FIELD=VALUE` trains part of a sweep with unchanged run ids, and the runs whose rows
+ship with the package count as finished, so a reproduction resumed on a new machine trains only what is missing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from rote_hf.results.shipped import shipped_provenance, shipped_run_ids
+from rote_hf.train.config import SweepConfig, expand, select
+from tests.helpers import REPO_ROOT
+from tests.train.test_train_script import _train_module
+
+PAPER = REPO_ROOT / "eval_suite" / "configs" / "cogscale_paper.yaml"
+
+
+@pytest.fixture(scope="module")
+def paper_specs():
+    return expand(SweepConfig.from_yaml(PAPER))
+
+
+def test_select_keeps_order_and_run_ids(paper_specs):
+    small = select(paper_specs, ["difficulty=small"])
+    assert len(paper_specs) == 25_760 and len(small) == 12_880  # half of the grid, as the issue counts it
+    assert [s.index for s in small] == sorted(s.index for s in small)
+    assert {s.task_params["difficulty"] for s in small} == {"small"}
+    part = select(paper_specs, ["difficulty=small", "model=gru,lstm", "budget=1k", "run=0"])
+    assert len(part) == 2 * 14 * 5  # 2 models x 14 tasks x 5 learning rates
+    assert {s.run_id for s in part} <= {s.run_id for s in paper_specs}
+    assert select(paper_specs, []) == paper_specs
+
+
+@pytest.mark.parametrize("only, message", [
+    ("difficulty", "--only must be FIELD=VALUE"),
+    ("size=small", "FIELD one of task, model, budget, difficulty, run"),
+    ("difficulty=tiny", "--only difficulty: no run of this config has 'tiny'; its values: medium, small"),
+    ("model=", "--only must be FIELD=VALUE"),
+])
+def test_select_refuses_bad_filters(paper_specs, only, message):
+    with pytest.raises(ValueError) as err:
+        select(paper_specs, [only])
+    assert message in str(err.value)
+
+
+def test_shipped_runs_count_as_finished(paper_specs):
+    train = _train_module()
+    shipped = shipped_run_ids("cogscale_paper")
+    prov = shipped_provenance()
+    assert len(shipped) == (prov["runs_ok"] if prov else 0)
+    todo = train.skip_shipped(paper_specs, "cogscale_paper")
+    assert len(todo) == len(paper_specs) - len(shipped) and not {s.run_id for s in todo} & shipped
+    assert train.skip_shipped(paper_specs, "another_name") == paper_specs  # only the shipped config's own runs
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "OMP_NUM_THREADS": "1"}
+    env.pop("MASTER_ADDR", None)
+    return subprocess.run([sys.executable, str(REPO_ROOT / "eval_suite" / "train.py"), "--no-progress", "--no-table",
+                           *args], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_cli_trains_nothing_already_shipped(tmp_path, paper_specs):
+    only = ["--only", "difficulty=small", "--only", "model=gru", "--only", "budget=1k", "--only", "run=0",
+            "--only", "task=adding_problem"]
+    wanted = select(paper_specs, [a for a in only if a != "--only"])
+    assert {s.run_id for s in wanted} <= shipped_run_ids("cogscale_paper")  # GRU small is shipped complete
+    proc = _run("--config", "cogscale_paper", "--results", str(tmp_path / "r"), *only)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "5 of these 5 runs ship with the package" in proc.stdout
+    assert not list((tmp_path / "r").rglob("*.parquet"))  # nothing trained, nothing stored
+
+
+def test_cli_bad_only_is_one_line(tmp_path):
+    proc = _run("--config", "cogscale_paper", "--results", str(tmp_path / "r"), "--only", "difficulty=huge")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().count("\n") == 0 and "--only difficulty" in proc.stderr
