@@ -15,10 +15,16 @@ its own module would (attention weights, then after attention, inside and after 
 feed-forward, per layer), so member k's masks equal the one-run masks. ``vmap`` would draw one
 mask for the whole fleet from the global generator.
 
-Families with a fleet forward: ``gru``, ``lstm`` (:class:`~rote_hf.zoo.families.rnn.RecurrentReadout`,
-any number of layers) and the decoder-only ``transformer``
-(:class:`~rote_hf.zoo.families.transformer.DecoderOnlyTransformer`). :func:`fleet_forward`
-returns ``None`` for every other module; callers then train those one at a time.
+Families with a fleet forward (:data:`FLEET_FAMILIES`):
+
+- ``gru``, ``lstm`` (:class:`~rote_hf.zoo.families.rnn.RecurrentReadout`, any number of layers);
+- ``transformer`` and ``transformer-ed`` (decoder-only and encoder-decoder, one post-norm block
+  twin; the encoder is unmasked, the decoder adds cross-attention; dropout drawn in the one-run order);
+- ``mamba``: no dropout, and every operation has a ``vmap`` rule, so its twin is ``vmap`` of the
+  member's own forward.
+
+:func:`fleet_forward` returns ``None`` for every other module (xLSTM's library updates tensors in
+place, which ``vmap`` refuses); callers then train those one at a time.
 """
 
 from __future__ import annotations
@@ -132,31 +138,77 @@ def _recurrent_forward(cell: str, num_layers: int) -> FleetForward:
     return forward
 
 
-def _self_attention(params: Params, prefix: str, x: torch.Tensor, heads: int, p: float,
-                    dropout: MemberDropout | None) -> torch.Tensor:
-    """Causal multi-head self-attention as ``nn.MultiheadAttention`` + SDPA's math path compute it."""
+def _attention(params: Params, prefix: str, x: torch.Tensor, memory: torch.Tensor | None, heads: int, p: float,
+               dropout: MemberDropout | None, *, causal: bool) -> torch.Tensor:
+    """Multi-head attention as ``nn.MultiheadAttention`` + SDPA's math path compute it in training.
+
+    x (K, B, T, d) gives the queries; keys and values come from ``memory`` (K, B, S, d) for
+    cross-attention, from x itself when ``memory`` is None. ``causal`` masks future positions.
+    """
     k, b, t, d = x.shape
     hd = d // heads
-    qkv = linear(x, params[prefix + "in_proj_weight"], params[prefix + "in_proj_bias"])
-    q, key, v = (part.reshape(k, b, t, heads, hd).transpose(2, 3) for part in qkv.chunk(3, -1))
+    if memory is None:
+        q, key, v = linear(x, params[prefix + "in_proj_weight"], params[prefix + "in_proj_bias"]).chunk(3, -1)
+    else:  # the packed projection split as F.multi_head_attention_forward splits it: q, then k and v together
+        w_q, w_kv = params[prefix + "in_proj_weight"].split([d, 2 * d], 1)
+        b_q, b_kv = params[prefix + "in_proj_bias"].split([d, 2 * d], 1)
+        q = linear(x, w_q, b_q)
+        key, v = linear(memory, w_kv, b_kv).chunk(2, -1)
+    s = key.shape[2]
+    q = q.reshape(k, b, t, heads, hd).transpose(2, 3)
+    key, v = (part.reshape(k, b, s, heads, hd).transpose(2, 3) for part in (key, v))
     scale = math.sqrt(1.0 / math.sqrt(hd))  # SDPA's math path scales q and k by sqrt(scale) each
     attn = torch.matmul(q * scale, key.transpose(-2, -1) * scale)
-    mask = torch.ones(t, t, dtype=torch.bool, device=x.device).tril()
-    attn = attn.masked_fill(~mask, float("-inf")).softmax(-1)
+    if causal:
+        mask = torch.ones(t, s, dtype=torch.bool, device=x.device).tril()
+        attn = attn.masked_fill(~mask, float("-inf"))
+    attn = attn.softmax(-1)
     if dropout is not None:
         attn = dropout(attn, p)
     out = torch.matmul(attn, v).transpose(2, 3).reshape(k, b, t, d)
     return linear(out, params[prefix + "out_proj.weight"], params[prefix + "out_proj.bias"])
 
 
+def _post_norm_block(params: Params, pre: str, h: torch.Tensor, memory: torch.Tensor | None, *, heads: int,
+                     p_attn: float, p: float, eps: Sequence[float], causal: bool,
+                     dropout: MemberDropout | None) -> torch.Tensor:
+    """One post-norm ReLU ``nn.TransformerEncoderLayer`` (``memory`` None) or ``nn.TransformerDecoderLayer``
+    (self-attention, then cross-attention to ``memory``), with its dropout draws in the layer's order."""
+    norms = iter(("norm1", "norm2", "norm3"))
+    sublayers = [("self_attn.", None, causal)] + ([] if memory is None else [("multihead_attn.", memory, False)])
+    for (attn, source, masked), e in zip(sublayers, eps):
+        a = _attention(params, pre + attn, h, source, heads, p_attn, dropout, causal=masked)
+        if dropout is not None:  # nn.MultiheadAttention returns a (time, batch, d) buffer transposed
+            a = dropout(a, p, layout=(1, 0, 2))
+        norm = next(norms)
+        h = layer_norm(h + a, params[pre + norm + ".weight"], params[pre + norm + ".bias"], e)
+    f = torch.relu(linear(h, params[pre + "linear1.weight"], params[pre + "linear1.bias"]))
+    if dropout is not None:
+        f = dropout(f, p)
+    f = linear(f, params[pre + "linear2.weight"], params[pre + "linear2.bias"])
+    if dropout is not None:
+        f = dropout(f, p)
+    norm = next(norms)
+    return layer_norm(h + f, params[pre + norm + ".weight"], params[pre + norm + ".bias"], eps[-1])
+
+
+def _post_norm_relu(layers: Sequence[nn.Module]) -> bool:
+    """Whether every layer is the zoo's post-norm ReLU batch-first kind (the kind with a batched twin)."""
+    return all(not layer.norm_first and layer.activation is F.relu and layer.self_attn.batch_first
+               for layer in layers)
+
+
+def _layer_settings(layer: nn.Module) -> dict:
+    norms = [m for n, m in layer.named_children() if n.startswith("norm")]
+    return {"heads": layer.self_attn.num_heads, "p_attn": layer.self_attn.dropout, "p": layer.dropout.p,
+            "eps": [m.eps for m in norms]}
+
+
 def _transformer_forward(model: nn.Module) -> FleetForward | None:
     layers = list(model.blocks.layers)
-    first = layers[0]
-    if first.norm_first or first.activation_relu_or_gelu != 1 or not first.self_attn.batch_first:
+    if not _post_norm_relu(layers):
         return None  # only the zoo's post-norm ReLU layers have a batched twin
-    heads = first.self_attn.num_heads
-    p_attn, p = first.self_attn.dropout, first.dropout.p
-    eps1, eps2 = first.norm1.eps, first.norm2.eps
+    settings = [_layer_settings(layer) for layer in layers]
     final_norm = isinstance(model.norm, nn.LayerNorm)
     scale = model.scale
     d_model = model.positions.d_model
@@ -166,22 +218,64 @@ def _transformer_forward(model: nn.Module) -> FleetForward | None:
 
         h = linear(x, params["embed.weight"], params["embed.bias"]) * scale
         h = h + sinusoidal_table(x.shape[2], d_model, device=x.device, dtype=x.dtype)
-        for i in range(len(layers)):
-            pre = f"blocks.layers.{i}."
-            a = _self_attention(params, pre + "self_attn.", h, heads, p_attn, dropout)
-            if dropout is not None:  # nn.MultiheadAttention returns a (time, batch, d) buffer transposed
-                a = dropout(a, p, layout=(1, 0, 2))
-            h = layer_norm(h + a, params[pre + "norm1.weight"], params[pre + "norm1.bias"], eps1)
-            f = torch.relu(linear(h, params[pre + "linear1.weight"], params[pre + "linear1.bias"]))
-            if dropout is not None:
-                f = dropout(f, p)
-            f = linear(f, params[pre + "linear2.weight"], params[pre + "linear2.bias"])
-            if dropout is not None:
-                f = dropout(f, p)
-            h = layer_norm(h + f, params[pre + "norm2.weight"], params[pre + "norm2.bias"], eps2)
+        for i, kw in enumerate(settings):
+            h = _post_norm_block(params, f"blocks.layers.{i}.", h, None, causal=True, dropout=dropout, **kw)
         if final_norm:
             h = layer_norm(h, params["norm.weight"], params["norm.bias"], model.norm.eps)
         return linear(h, params["head.weight"], params["head.bias"])
+
+    return forward
+
+
+def _encoder_decoder_forward(model: nn.Module) -> FleetForward | None:
+    """The twin of :class:`~rote_hf.zoo.families.transformer.EncoderDecoderTransformer`: the encoder
+    (unmasked) over the source, its final norm, then the decoder (causal self-attention, cross-attention
+    to the encoder's output) over the target; dropout draws in the one-run order (encoder first)."""
+    encoder, decoder = list(model.transformer.encoder.layers), list(model.transformer.decoder.layers)
+    if not _post_norm_relu(encoder + decoder):
+        return None
+    enc_settings = [_layer_settings(layer) for layer in encoder]
+    dec_settings = [_layer_settings(layer) for layer in decoder]
+    enc_eps, dec_eps = model.transformer.encoder.norm.eps, model.transformer.decoder.norm.eps
+    final_norm = isinstance(model.norm, nn.LayerNorm)
+    shared = model.tgt_embed is None
+    scale = model.scale
+    d_model = model.positions.d_model
+
+    def forward(params: Params, x: torch.Tensor, dropout: MemberDropout | None = None) -> torch.Tensor:
+        from .layers import sinusoidal_table
+
+        positions = sinusoidal_table(x.shape[2], d_model, device=x.device, dtype=x.dtype)
+        src = linear(x, params["src_embed.weight"], params["src_embed.bias"]) * scale + positions
+        tgt = src if shared else linear(x, params["tgt_embed.weight"], params["tgt_embed.bias"]) * scale + positions
+        memory = src
+        for i, kw in enumerate(enc_settings):
+            memory = _post_norm_block(params, f"transformer.encoder.layers.{i}.", memory, None, causal=False,
+                                      dropout=dropout, **kw)
+        memory = layer_norm(memory, params["transformer.encoder.norm.weight"], params["transformer.encoder.norm.bias"],
+                            enc_eps)
+        h = tgt
+        for i, kw in enumerate(dec_settings):
+            h = _post_norm_block(params, f"transformer.decoder.layers.{i}.", h, memory, causal=True, dropout=dropout,
+                                 **kw)
+        h = layer_norm(h, params["transformer.decoder.norm.weight"], params["transformer.decoder.norm.bias"], dec_eps)
+        if final_norm:
+            h = layer_norm(h, params["norm.weight"], params["norm.bias"], model.norm.eps)
+        return linear(h, params["head.weight"], params["head.bias"])
+
+    return forward
+
+
+def _vmapped_forward(model: nn.Module) -> FleetForward:
+    """``vmap`` of the member's own forward over the stacked parameters, for families whose training
+    forward draws no random numbers (``randomness="error"`` makes a draw fail loudly instead of
+    sharing one mask across members). x (K, B, T, in) -> (K, B, T, out)."""
+    from torch.func import functional_call, vmap
+
+    batched = vmap(lambda p, x: functional_call(model, p, (x,)), randomness="error")
+
+    def forward(params: Params, x: torch.Tensor, dropout: MemberDropout | None = None) -> torch.Tensor:
+        return batched(dict(params), x)
 
     return forward
 
@@ -191,8 +285,9 @@ def fleet_forward(model: nn.Module) -> FleetForward | None:
 
     ``model`` is one member (all members share its architecture and shapes by construction).
     """
+    from .families.mamba import MambaStack
     from .families.rnn import RecurrentReadout
-    from .families.transformer import DecoderOnlyTransformer
+    from .families.transformer import DecoderOnlyTransformer, EncoderDecoderTransformer
 
     if type(model) is RecurrentReadout:
         rnn = model.rnn
@@ -201,8 +296,12 @@ def fleet_forward(model: nn.Module) -> FleetForward | None:
         return _recurrent_forward("gru" if isinstance(rnn, nn.GRU) else "lstm", rnn.num_layers)
     if type(model) is DecoderOnlyTransformer:
         return _transformer_forward(model)
+    if type(model) is EncoderDecoderTransformer:
+        return _encoder_decoder_forward(model)
+    if type(model) is MambaStack:  # no dropout, and every operation has a vmap rule
+        return _vmapped_forward(model)
     return None
 
 
 #: Zoo names whose models have a fleet forward (the docs' zoo table lists the same).
-FLEET_FAMILIES = ("gru", "lstm", "transformer")
+FLEET_FAMILIES = ("gru", "lstm", "transformer", "transformer-ed", "mamba")
