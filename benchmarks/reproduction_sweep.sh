@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CogScale reproduction sweep of docs/reproduction.md. Resumable: run it again and it goes on
 # where it stopped (finished runs are skipped by run id, and so are the runs shipped with the
-# package). Small first, model by model from the cheapest family, then medium.
+# package). Small first, model by model (the families with a fleet path first), then medium.
 #
 #   bash benchmarks/reproduction_sweep.sh [RESULTS_DIR] [LANES]     # defaults: results-cogscale-paper, 2
 #
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 RESULTS=${1:-results-cogscale-paper}
 LANES=${2:-2}
 PYTHON=${PYTHON:-.venv/bin/python}
-MODELS="lstm gru transformer esn transformer-ed xlstm mamba"
+MODELS="lstm gru transformer transformer-ed mamba esn xlstm"
 mkdir -p "$RESULTS"
 
 lane() {
