@@ -31,14 +31,14 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from rote_hf.results.aggregate import reproduction_report
-    from rote_hf.results.reproduction import cells, markdown_report, paired_runs, write_plot
+    from rote_hf.results.reproduction import cells, cost_table, markdown_report, paired_runs, write_plot
     from rote_hf.results.shipped import shipped_frame, shipped_provenance
 
     ours = shipped_frame()
     report = reproduction_report(ours)
     write_plot(report, args.plot)
     text = markdown_report(report, cells(ours), shipped_provenance(), plot=os.path.basename(args.plot), k=args.worst,
-                           command=COMMAND, pairs=paired_runs(ours))
+                           command=COMMAND, pairs=paired_runs(ours), cost=cost_table(ours))
     doc = Path(args.doc)
     page = doc.read_text()
     if BEGIN not in page or END not in page:

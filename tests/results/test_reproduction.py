@@ -296,3 +296,18 @@ def test_export_adds_a_new_machines_store_to_what_is_shipped(tiny_store, tmp_pat
     merged = export_reproduction(tmp_path / "second", config=config, out_dir=out, command="cmd")
     assert merged == whole and (merged["runs_ok"], merged["runs_failed"]) == (3, 1)
     assert (out / "cogscale_paper.parquet").read_bytes() == (tmp_path / "whole" / "cogscale_paper.parquet").read_bytes()
+
+
+def test_cost_table_sums_the_runs_time(tiny_store, tmp_path):
+    from rote_hf.results.reproduction import cost_table
+
+    config, results = tiny_store
+    export_reproduction(results, config=config, out_dir=tmp_path, command="cmd")
+    ours = shipped_frame("cogscale_paper", directory=tmp_path)
+    table = cost_table(ours)
+    assert list(table.columns) == ["model", "difficulty", "budget", "runs", "median_s", "total_h"]
+    assert table["runs"].sum() == 3 and set(table["model"]) == {"gru", "esn"}
+    for rec in table.itertuples():
+        times = ours[(ours["model"] == rec.model) & (ours["budget"] == rec.budget)]["train_time_s"]
+        assert rec.total_h == pytest.approx(times.sum() / 3600) and rec.median_s == pytest.approx(times.median())
+    assert len(cost_table(ours.iloc[:0])) == 0
