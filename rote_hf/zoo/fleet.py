@@ -174,22 +174,20 @@ def _post_norm_block(params: Params, pre: str, h: torch.Tensor, memory: torch.Te
                      dropout: MemberDropout | None) -> torch.Tensor:
     """One post-norm ReLU ``nn.TransformerEncoderLayer`` (``memory`` None) or ``nn.TransformerDecoderLayer``
     (self-attention, then cross-attention to ``memory``), with its dropout draws in the layer's order."""
-    norms = iter(("norm1", "norm2", "norm3"))
     sublayers = [("self_attn.", None, causal)] + ([] if memory is None else [("multihead_attn.", memory, False)])
-    for (attn, source, masked), e in zip(sublayers, eps):
+    for j, (attn, source, masked) in enumerate(sublayers):
         a = _attention(params, pre + attn, h, source, heads, p_attn, dropout, causal=masked)
         if dropout is not None:  # nn.MultiheadAttention returns a (time, batch, d) buffer transposed
             a = dropout(a, p, layout=(1, 0, 2))
-        norm = next(norms)
-        h = layer_norm(h + a, params[pre + norm + ".weight"], params[pre + norm + ".bias"], e)
+        h = layer_norm(h + a, params[f"{pre}norm{j + 1}.weight"], params[f"{pre}norm{j + 1}.bias"], eps[j])
     f = torch.relu(linear(h, params[pre + "linear1.weight"], params[pre + "linear1.bias"]))
     if dropout is not None:
         f = dropout(f, p)
     f = linear(f, params[pre + "linear2.weight"], params[pre + "linear2.bias"])
     if dropout is not None:
         f = dropout(f, p)
-    norm = next(norms)
-    return layer_norm(h + f, params[pre + norm + ".weight"], params[pre + norm + ".bias"], eps[-1])
+    last = len(sublayers) + 1  # norm2 after an encoder layer's feed-forward, norm3 after a decoder layer's
+    return layer_norm(h + f, params[f"{pre}norm{last}.weight"], params[f"{pre}norm{last}.bias"], eps[last - 1])
 
 
 def _post_norm_relu(layers: Sequence[nn.Module]) -> bool:
@@ -199,7 +197,8 @@ def _post_norm_relu(layers: Sequence[nn.Module]) -> bool:
 
 
 def _layer_settings(layer: nn.Module) -> dict:
-    norms = [m for n, m in layer.named_children() if n.startswith("norm")]
+    """The keyword arguments of :func:`_post_norm_block` for ``layer`` (``eps``: norm1, norm2[, norm3])."""
+    norms = [getattr(layer, f"norm{i}") for i in (1, 2, 3) if hasattr(layer, f"norm{i}")]
     return {"heads": layer.self_attn.num_heads, "p_attn": layer.self_attn.dropout, "p": layer.dropout.p,
             "eps": [m.eps for m in norms]}
 
