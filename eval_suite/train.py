@@ -15,11 +15,11 @@ in its process, on ``cuda:{local_rank % gpus}`` when CUDA is present (docs/gpu.m
 ``accelerate launch --cpu --num_processes 2`` silently starts ONE process: use ``--multi_gpu`` as
 above (the script uses ``Accelerator(cpu=True)`` when no GPU is present) and pass ``--processes``
 so that a wrong launch is refused. Re-running the same command resumes: finished runs are
-skipped, failed runs are kept as failed unless ``--retry-failed``; the runs of a config whose rows ship
-with the package (``cogscale_paper``) count as finished unless ``--rerun-shipped``. ``--only
-difficulty=small`` (repeatable; fields task, model, budget, difficulty, run) trains a part of a
-sweep, with the same run ids. ``--mixed_precision`` other than
-``no`` is refused: every fit runs in float32.
+skipped, failed runs are kept as failed unless ``--retry-failed``; the runs of a config whose
+rows ship with the package (``cogscale_paper``) count as finished unless ``--rerun-shipped``.
+``--only difficulty=small`` (repeatable; fields task, model, budget, difficulty, run) trains a
+part of a sweep, with the same run ids. ``--mixed_precision`` other than ``no`` is refused:
+every fit runs in float32.
 """
 
 from __future__ import annotations
