@@ -1,27 +1,44 @@
 #!/usr/bin/env bash
 # The CogScale reproduction sweep of docs/reproduction.md. Resumable: run it again and it goes on
 # where it stopped (finished runs are skipped by run id, and so are the runs shipped with the
-# package). Small first, model by model (the families with a fleet path first), then medium.
+# package). Small first, then medium; within a difficulty, the plan below in order.
 #
 #   bash benchmarks/reproduction_sweep.sh [RESULTS_DIR] [LANES]     # defaults: results-cogscale-paper, 2
 #
 # LANES one-thread processes share RESULTS_DIR through run claims (docs/train.md), each logging to
 # RESULTS_DIR/lane<i>.log. Ship what finished with
 #   rote-hf results --export-reproduction --results RESULTS_DIR
+#
+# Fleet sizes follow benchmarks/fleet_speed.md (one CPU thread): fleets pay at 1k and 10k; at 100k
+# they are neutral or slower, except for the encoder-decoder (2.2x), so those cells run one at a
+# time (--fleet 1, the exact path); Mamba's activations grow with the fleet, so it stops at 10 from 10k.
 set -u
 cd "$(dirname "$0")/.."
 RESULTS=${1:-results-cogscale-paper}
 LANES=${2:-2}
 PYTHON=${PYTHON:-.venv/bin/python}
-MODELS="lstm gru transformer transformer-ed mamba esn xlstm"
+# model, budgets, fleet size
+PLAN="lstm 1k,10k 25
+lstm 100k 1
+gru 1k,10k 25
+gru 100k 1
+transformer 1k,10k 25
+transformer 100k 10
+transformer-ed 1k,10k,100k 25
+mamba 1k 25
+mamba 10k 10
+mamba 100k 1
+esn 1k,10k 1
+xlstm 1k,10k,100k 1"
 mkdir -p "$RESULTS"
 
 lane() {
   for difficulty in small medium; do
-    for model in $MODELS; do
+    while read -r model budgets fleet; do
       OMP_NUM_THREADS=1 "$PYTHON" eval_suite/train.py --config cogscale_paper --results "$RESULTS" \
-        --only difficulty="$difficulty" --only model="$model" --no-table || return $?
-    done
+        --only difficulty="$difficulty" --only model="$model" --only budget="$budgets" --fleet "$fleet" \
+        --no-table </dev/null || return $?
+    done <<<"$PLAN"
   done
 }
 
