@@ -30,8 +30,6 @@ from rote_hf.mdl.sweep import MdlSweepConfig, iter_sweep
 REPO = "oeis-mdl"
 ENV_STRIPPED = "ROTE_HF_OEIS_STRIPPED"
 LLM_PER_STRATUM = 20
-LLM_SHOWN = LLM_N_SHOWN
-LLM_NEXT = LLM_K_NEXT
 LLM_SEED = 0
 
 
@@ -173,7 +171,7 @@ def oeis_rows(stripped: str | os.PathLike | None = None, *, limit: int | None = 
 def llm_eval_rows(oeis: list[dict], *, per_stratum: int = LLM_PER_STRATUM, seed: int = LLM_SEED) -> list[dict]:
     """A frozen stratified sample: clean / revising / wilderness (genuine: no operator on all
     terms, >= 40 terms), first 20 terms shown and the next 3 as the answer."""
-    need = LLM_SHOWN + LLM_NEXT
+    need = LLM_N_SHOWN + LLM_K_NEXT
     strata = {s: [r for r in oeis if classify(r) == s] for s in LLM_STRATA}  # rote_hf.mdl.strata's meaning
     out = []
     for stratum in LLM_STRATA:
@@ -184,8 +182,8 @@ def llm_eval_rows(oeis: list[dict], *, per_stratum: int = LLM_PER_STRATUM, seed:
                 {
                     "anum": r["anum"],
                     "stratum": stratum,
-                    "shown": r["terms"][:LLM_SHOWN],
-                    "answer": r["terms"][LLM_SHOWN:need],
+                    "shown": r["terms"][:LLM_N_SHOWN],
+                    "answer": r["terms"][LLM_N_SHOWN:need],
                     "n_id": r["n_id"],
                     "L_H": r["L_H"],
                     "discovery_point": r["discovery_point"],

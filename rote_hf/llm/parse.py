@@ -40,7 +40,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from rote_hf.llm.prompt import ABSTAIN, PAPER_K_NEXT, next_key
+from rote_hf.llm.prompt import ABSTAIN, next_key
+from rote_hf.mdl.strata import LLM_K_NEXT
 
 STATUSES = ("ok", "no_json", "bad_json", "schema_error", "api_error")
 MAX_TERM_DIGITS = 4000
@@ -341,7 +342,7 @@ def _validate(d: dict, k_next: int, notes: list[str]) -> ParsedResponse:
 
 
 # ---------------------------------------------------------------------------------------- main
-def parse_response(text: str | None, k_next: int = PAPER_K_NEXT) -> ParsedResponse:
+def parse_response(text: str | None, k_next: int = LLM_K_NEXT) -> ParsedResponse:
     """Parse one raw reply (see the module docstring). ``None`` counts as an empty reply."""
     if isinstance(k_next, bool) or not isinstance(k_next, int) or k_next < 1:
         raise ValueError(f"k_next must be a positive int, got {k_next!r}")

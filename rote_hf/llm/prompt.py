@@ -22,10 +22,6 @@ SYSTEM_PROMPT = (
     "Reply with one JSON object and nothing else."
 )
 
-PAPER_N_SHOWN = LLM_N_SHOWN  # the paper's protocol, whose one home is rote_hf.mdl.strata
-PAPER_K_NEXT = LLM_K_NEXT
-
-
 def next_key(k_next: int) -> str:
     """The JSON key of the predicted terms: the paper's ``next_three`` for 3, else ``next_<k>``."""
     return "next_three" if k_next == 3 else f"next_{k_next}"
@@ -35,8 +31,8 @@ def next_key(k_next: int) -> str:
 class PromptConfig:
     """How many terms are shown (``n_shown``) and how many the model must continue (``k_next``)."""
 
-    n_shown: int = PAPER_N_SHOWN
-    k_next: int = PAPER_K_NEXT
+    n_shown: int = LLM_N_SHOWN  # the paper's protocol, whose one home is rote_hf.mdl.strata
+    k_next: int = LLM_K_NEXT
 
     def __post_init__(self) -> None:
         for name, low, high in (("n_shown", 1, 1000), ("k_next", 1, 50)):
