@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from rote_hf.results.shipped import shipped_provenance, shipped_run_ids
-from rote_hf.train.config import SweepConfig, expand, select
+from rote_hf.train.config import SweepConfig, expand, select, spec_field
 from tests.helpers import REPO_ROOT
 from tests.train.test_train_script import _train_module
 
@@ -77,3 +77,20 @@ def test_cli_bad_only_is_one_line(tmp_path):
     proc = _run("--config", "cogscale_paper", "--results", str(tmp_path / "r"), "--only", "difficulty=huge")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().count("\n") == 0 and "--only difficulty" in proc.stderr
+
+
+def test_the_sweep_script_plans_every_cell_of_the_grid_once(paper_specs):
+    """benchmarks/reproduction_sweep.sh lists (model, budgets, fleet size) lines; together they must cover
+    every (model, budget) of cogscale_paper exactly once, with a valid fleet size."""
+    import re
+
+    script = (REPO_ROOT / "benchmarks" / "reproduction_sweep.sh").read_text()
+    plan = re.search(r'PLAN="(.*?)"', script, re.S).group(1).strip().splitlines()
+    planned = []
+    for line in plan:
+        model, budgets, fleet = line.split()
+        assert int(fleet) >= 1
+        planned += [(model, b) for b in budgets.split(",")]
+    grid = sorted({(s.model["name"], spec_field(s, "budget")) for s in paper_specs})
+    assert sorted(planned) == grid and len(planned) == len(set(planned)) == 20
+    assert subprocess.run(["bash", "-n", str(REPO_ROOT / "benchmarks" / "reproduction_sweep.sh")]).returncode == 0
