@@ -12,6 +12,7 @@
 # Fleet sizes follow benchmarks/fleet_speed.md (one CPU thread): fleets pay at 1k and 10k; at 100k
 # they are neutral or slower, except for the encoder-decoder (2.2x), so those cells run one at a
 # time (--fleet 1, the exact path); Mamba's activations grow with the fleet, so it stops at 10 from 10k.
+# These are CPU measurements; on a GPU (not measured here) run train.py with --fleet directly.
 set -u
 cd "$(dirname "$0")/.."
 RESULTS=${1:-results-cogscale-paper}
