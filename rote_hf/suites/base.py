@@ -180,6 +180,11 @@ class Suite:
         """The ``budget`` column of a row of ``model`` (a config model entry)."""
         return budget_label(model)
 
+    def spec_columns(self, spec: RunSpec) -> dict[str, Any]:
+        """Row columns known before ``spec`` runs (e.g. ``config``, ``data_seed``): its result row
+        and, when it fails, its failed row carry them, so a failure is shown where the run belongs."""
+        return {}
+
     # -- configs and runs ------------------------------------------------------------------
     def parse(self, raw: Mapping[str, Any]) -> Any:
         raise ValueError(f"suite {self.name!r} has no sweep config; {self.description}")

@@ -157,23 +157,28 @@ class CogScaleSuite(Suite):
         from rote_hf.train.measure import trainable_parameters
         from rote_hf.train.suites import provenance
 
-        seed = int(spec.task_params["seed"])
         settings = {"category": data.category, "best_epoch": fit.best_epoch}
         if search is not None:
             settings.update(search=dict(search), chosen=dict(chosen or {}))
         if protocol is not None:
             settings.update({k: getattr(protocol, k) for k in protocol.__dataclass_fields__}, optimizer="Adam")
         return ResultRow(
-            run_id=spec.run_id, suite=self.name, task=spec.task, config=spec.task_params["difficulty"],
+            run_id=spec.run_id, suite=self.name, task=spec.task, **self.spec_columns(spec),
             task_params=dict(spec.task_params), param_count=trainable_parameters(model),
-            data_seed=seed, init_seed=seed, run=spec.run, protocol="cogscale" if protocol is not None else "cogscale-esn",
-            learning_rate=None if protocol is None else protocol.learning_rate, settings=settings,
+            run=spec.run, protocol="cogscale" if protocol is not None else "cogscale-esn", settings=settings,
             metrics=fit.metrics, **self.headline.row_fields(fit.metrics),
             train_time_s=fit.train_time_s, time_per_epoch_s=fit.train_time_s / max(1, fit.epochs), epochs=fit.epochs,
             peak_cuda_mb=m.peak_cuda_mb, peak_cpu_mb=m.peak_cpu_mb, device=device_label(device),
             model=spec.model["name"], model_config={k: v for k, v in spec.model.items() if k != "name"},
             budget=budget_label(spec.model), **provenance(spec, data.fingerprint),
         )
+
+    def spec_columns(self, spec: RunSpec) -> dict[str, Any]:
+        """``config`` (the difficulty), the seed (data and initialisation) and the learning rate
+        (None for the ESN, which has none)."""
+        seed = int(spec.task_params["seed"])
+        return {"config": spec.task_params["difficulty"], "data_seed": seed, "init_seed": seed,
+                "learning_rate": None if spec.settings is None else spec.protocol["learning_rate"]}
 
     def protocol_of(self, spec: RunSpec):
         """The validated protocol object of a gradient-model spec."""

@@ -161,6 +161,12 @@ class RoteSuite(Suite):
         p = spec.task_params
         return Windows.from_windows(make_windows(p["seed"], p["sequence_length"], p["window"], p["horizon"]))
 
+    def spec_columns(self, spec: RunSpec) -> dict[str, Any]:
+        """``config`` (``s<seed index>``), the seed index, and the init seed and learning rate of its protocol."""
+        protocol = spec.settings if spec.settings is not None else self.protocol(spec.protocol)
+        return {"config": f"s{spec.task_params.get('seed_index', 0)}", "data_seed": spec.task_params.get("seed_index"),
+                "init_seed": protocol.base_seed + spec.run, "learning_rate": protocol.learning_rate}
+
     def budget(self, model: Mapping[str, Any]) -> str:
         if self.matched_target_m is None:
             return budget_label(model)
@@ -182,10 +188,9 @@ class RoteSuite(Suite):
             model, fit = fit_rote(build, data, protocol, run=spec.run, device=device)
         headline = self.headline if self.headline.name in fit.metrics else self.fallback
         return ResultRow(
-            run_id=spec.run_id, suite=spec.suite, task=spec.task, config=f"s{spec.task_params.get('seed_index', 0)}",
-            task_params=dict(spec.task_params), param_count=trainable_parameters(model),
-            data_seed=spec.task_params.get("seed_index"), init_seed=protocol.base_seed + spec.run, run=spec.run,
-            protocol="rote", learning_rate=protocol.learning_rate,
+            run_id=spec.run_id, suite=spec.suite, task=spec.task, **self.spec_columns(spec),
+            task_params=dict(spec.task_params), param_count=trainable_parameters(model), run=spec.run,
+            protocol="rote",
             settings={**protocol.as_dict(), "stop_reason": fit.stop_reason, "best_epoch": fit.best_epoch},
             metrics=fit.metrics, outputs={"forecast": fit.forecast, "target": data.target},
             # the pre-unit rows stored lower_is_better=True for DL and False for the exact fallback

@@ -64,7 +64,7 @@ def failed_row(spec: RunSpec, exc: BaseException, device: Any = "cpu") -> Result
         run=spec.run, protocol=unit.protocol_name, settings=dict(spec.protocol), status="failed",
         error=f"{type(exc).__name__}: {exc}\n{tb}", device=device_label(device), model=spec.model["name"],
         model_config={k: v for k, v in spec.model.items() if k != "name"},
-        budget=unit.budget(spec.model), **provenance(spec, ""),
+        budget=unit.budget(spec.model), **unit.spec_columns(spec), **provenance(spec, ""),
     )
 
 
