@@ -201,8 +201,11 @@ def cost_table(ours):
     out = (ok.groupby(["model", "config", "budget"])["train_time_s"].agg(["size", "median", "sum"]).reset_index()
            .rename(columns={"config": "difficulty", "size": "runs", "median": "median_s", "sum": "total_h"}))
     out["total_h"] = out["total_h"] / 3600.0
-    size = out["budget"].str.rstrip("kM").astype(float) * out["budget"].str.endswith("M").map({True: 1000, False: 1})
-    return out.assign(_size=size).sort_values(["model", "difficulty", "_size"])[columns].reset_index(drop=True)
+    from rote_hf.registry import resolve_object
+
+    budget_value = resolve_object("rote_hf.suites.base:budget_value")  # lazy: the suites import this room
+    return (out.assign(_size=out["budget"].map(budget_value)).sort_values(["model", "difficulty", "_size"])[columns]
+            .reset_index(drop=True))
 
 
 # -- rendering -----------------------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from rote_hf.results.schema import canonical_json, config_hash
 from rote_hf.suites import get_suite
-from rote_hf.suites.base import RunSpec, budget_label
+from rote_hf.suites.base import RunSpec
 
 COMMON_KEYS = ("name", "suite", "description")
 
@@ -86,7 +86,7 @@ def spec_field(spec: RunSpec, field_name: str) -> str:
     if field_name == "model":
         return str(spec.model["name"])
     if field_name == "budget":
-        return budget_label(spec.model)
+        return get_suite(spec.suite).budget(spec.model)  # as the row's budget column writes it
     if field_name == "difficulty":
         return str(spec.task_params.get("difficulty", ""))
     if field_name == "run":

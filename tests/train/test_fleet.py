@@ -12,7 +12,7 @@ import torch
 
 from rote_hf.train import CogScaleData, CogScaleProtocol, fit_cogscale
 from rote_hf.train.fleet import (CogScaleMember, StackedAdam, epoch_order, fit_cogscale_fleet, flat_fleet,
-                                 plan_fleets)
+                                 plan_fleets, stack_members)
 from rote_hf.train.rote import epoch_order as one_run_order
 from rote_hf.zoo import build_model
 
@@ -72,7 +72,7 @@ def test_the_fleet_families_have_a_batched_forward():
         forward = fleet_forward(_builder(name)())
         assert forward is not None, name
         members = [_builder(name)() for _ in range(3)]
-        params = {n: torch.stack([m.state_dict()[n] for m in members]) for n in members[0].state_dict()}
+        params = stack_members(members)
         x = torch.randn(3, 2, 7, 3, generator=torch.Generator().manual_seed(0))
         for m in members:
             m.eval()
