@@ -250,8 +250,9 @@ def fit_esn(build_model: Callable[[], Any], data: CogScaleData, *, seed: int = 0
             ridges: tuple[float, ...] = RIDGE_GRID) -> tuple[Any, CogScaleFit]:
     """The ESN path: seeded reservoir, ridge readout on the T steps, ridge chosen on validation.
 
-    ``build_model()`` returns the zoo's ``esn`` module, which exposes
-    ``fit_readout(x, y, mask=None, ridge=...)`` (closed form) and maps (B, time, in) -> (B, time, out).
+    ``build_model()`` returns the zoo's ``esn`` module, which maps (B, time, in) -> (B, time, out) and
+    exposes ``states(x)`` and ``fit_readouts(x, y, mask, ridges, states=...)``: the closed-form readout
+    of each ridge in turn, yielding the ridge once the readout is set.
     """
     import numpy as np
     import torch
@@ -274,8 +275,7 @@ def fit_esn(build_model: Callable[[], Any], data: CogScaleData, *, seed: int = 0
             valid_states = [model.states(X_valid[s:s + 10]) for s in range(0, len(X_valid), 10)]
         best, best_ridge, best_state = math.inf, None, None
         history = []
-        for ridge in ridges:
-            model.fit_readout(X, Y, mask=mask, ridge=ridge, states=train_states)
+        for ridge in model.fit_readouts(X, Y, mask, ridges, states=train_states):
             with torch.no_grad():  # = predict(model, data.X_valid, 10, device), from the stored states
                 valid_out = torch.cat([model.readout(s).double() for s in valid_states]).cpu().numpy()
             score = score_steps(y_valid, gather_steps(valid_out, data.T_valid), data.category)

@@ -85,13 +85,15 @@ class RidgeReadout(nn.Module):
     def forward(self, x):
         return self.readout(self.states(x))
 
-    def fit_readout(self, x, y, mask=None, ridge=1e-6, *, states=None):
+    def fit_readouts(self, x, y, mask, ridges, *, states=None):
         h, t = (self.states(x) if states is None else states)[mask], y[mask]
         h1 = torch.cat([h, torch.ones(len(h), 1)], 1)
-        w = torch.linalg.solve(h1.T @ h1 + ridge * torch.eye(h1.shape[1]), h1.T @ t)
-        with torch.no_grad():
-            self.readout.weight.copy_(w[:-1].T)
-            self.readout.bias.copy_(w[-1])
+        for ridge in ridges:
+            w = torch.linalg.solve(h1.T @ h1 + ridge * torch.eye(h1.shape[1]), h1.T @ t)
+            with torch.no_grad():
+                self.readout.weight.copy_(w[:-1].T)
+                self.readout.bias.copy_(w[-1])
+            yield ridge
 
 
 def test_esn_path_picks_ridge_on_validation_and_is_seeded():
@@ -145,7 +147,8 @@ def test_esn_random_search_is_seeded_and_chosen_on_validation():
 
 
 def _esn_per_ridge_reference(build, data, seed):
-    """fit_esn as it was before the states were cached: reservoir states recomputed for every ridge."""
+    """fit_esn as it was before the states and normal equations were cached: reservoir states and
+    the ridge system recomputed for every ridge (``fit_readout``, one ridge at a time)."""
     import math
 
     from rote_hf.train.cogscale import RIDGE_GRID, _final_scores
@@ -171,8 +174,9 @@ def _esn_per_ridge_reference(build, data, seed):
 
 @pytest.mark.parametrize("category", ["regression", "classification"])
 def test_esn_states_computed_once_per_trial_with_identical_results(category):
-    """Issue 16.11: the zoo ESN's reservoir states are computed once per fit (train and validation),
-    not once per ridge value, and every number equals the per-ridge recomputation bit for bit."""
+    """Issue 16.11: the zoo ESN's reservoir states (and its normal equations) are computed once per
+    fit (train and validation), not once per ridge value, and every number equals the per-ridge
+    recomputation bit for bit."""
     pytest.importorskip("reservoirpy")
     from rote_hf.zoo import build_model
 

@@ -79,3 +79,30 @@ def test_esn_states_and_ridge_match_reservoirpy():
     again = build_model("esn", input_size=2, output_size=3, **arch)
     other = build_model("esn", input_size=2, output_size=3, **{**arch, "reservoir_seed": 12})
     assert torch.equal(again.W, model.W) and not torch.equal(other.W, again.W)
+
+
+def test_esn_spectral_radius_is_computed_once_per_reservoir_and_matrices_stay_identical(monkeypatch):
+    """A search builds the same unscaled reservoir for each candidate: ARPACK runs once for it, and
+    every scaled matrix equals the one reservoirpy builds on its own, bit for bit."""
+    pytest.importorskip("reservoirpy")
+    import reservoirpy.observables as observables
+    from reservoirpy.nodes import Reservoir
+
+    from rote_hf.zoo.families import esn
+
+    esn._RADII.clear()
+    solves = []
+    eigs = observables.eigs
+    monkeypatch.setattr(observables, "eigs", lambda *a, **k: (solves.append(1), eigs(*a, **k))[1])
+    built = [build_model("esn", input_size=2, output_size=3, units=60, spectral_radius=sr, reservoir_seed=5)
+             for sr in (0.9, 1.7, 0.3)]
+    assert len(solves) == 1 and len(esn._RADII) == 1
+    other = build_model("esn", input_size=2, output_size=3, units=60, reservoir_seed=6)
+    assert len(solves) == 2 and not torch.equal(other.W, built[0].W)
+    for model, sr in zip(built, (0.9, 1.7, 0.3)):
+        own = Reservoir(60, sr=sr, input_connectivity=0.1, rc_connectivity=0.1, input_dim=2, seed=5)
+        own.initialize(np.zeros((1, 2)))
+        assert torch.equal(model.W, torch.tensor(own.W.toarray(), dtype=torch.float64))
+        assert torch.equal(model.W_in, torch.tensor(own.Win.toarray(), dtype=torch.float64))
+    assert len(solves) == 5  # reservoirpy's own builds, outside our memo, solved every time
+    assert torch.linalg.eigvals(built[1].W).abs().max().item() == pytest.approx(1.7, rel=1e-9)

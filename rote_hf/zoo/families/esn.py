@@ -8,19 +8,58 @@ is the only trainable part, so the honest count is (units + 1) * out. CogScale's
 units * out (no bias) and its runs were unseeded; here ``reservoir_seed`` fixes the reservoir.
 
 Training: ``fit_readout`` is the closed-form ridge of reservoirpy's ``Ridge`` (centred, bias not
-penalised), fitted only on the selected steps (CogScale's protocol); the readout is also an ordinary
-``nn.Linear``, so gradient training works too.
+penalised), fitted only on the selected steps (CogScale's protocol); ``fit_readouts`` walks a ridge
+grid over normal equations formed once. The readout is also an ordinary ``nn.Linear``, so gradient
+training works too.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import hashlib
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import torch
 from torch import nn
 
 from ..spec import register
+
+
+_RADII: dict[str, float] = {}  # content hash of an unscaled reservoir matrix -> its spectral radius
+_RADII_KEPT = 16
+
+
+@contextlib.contextmanager
+def _remembered_spectral_radii() -> Iterator[None]:
+    """reservoirpy scales each drawn W to the wanted radius by its ARPACK spectral radius, started
+    from ``v0 = ones``: a pure function of W. An ESN search draws the same unscaled W (same units,
+    connectivity and seed) for every candidate, and that eigen-solve was a quarter of a 10k search's
+    time; here it runs once per matrix and the matrices stay bit-identical."""
+    from reservoirpy import mat_gen
+
+    computed = mat_gen.spectral_radius
+
+    def remembered(w, maxiter=None):
+        if maxiter is not None or not hasattr(w, "indptr"):
+            return computed(w, maxiter)
+        digest = hashlib.sha256()
+        for part in (np.asarray(w.shape), w.data, w.indices, w.indptr):
+            digest.update(np.ascontiguousarray(part).tobytes())
+        digest.update(str((w.data.dtype, w.indices.dtype)).encode())
+        key = digest.hexdigest()
+        if key not in _RADII:
+            if len(_RADII) >= _RADII_KEPT:
+                _RADII.pop(next(iter(_RADII)))
+            _RADII[key] = computed(w)
+        return _RADII[key]
+
+    mat_gen.spectral_radius = remembered
+    try:
+        yield
+    finally:
+        mat_gen.spectral_radius = computed
 
 
 def _reservoir_matrices(units, input_size, *, leak_rate, spectral_radius, input_scaling, input_connectivity,
@@ -32,7 +71,8 @@ def _reservoir_matrices(units, input_size, *, leak_rate, spectral_radius, input_
     res = Reservoir(units, lr=leak_rate, sr=spectral_radius, input_scaling=input_scaling,
                     input_connectivity=input_connectivity, rc_connectivity=rc_connectivity, bias=bias,
                     input_dim=input_size, seed=reservoir_seed)
-    res.initialize(np.zeros((1, input_size)))
+    with _remembered_spectral_radii():
+        res.initialize(np.zeros((1, input_size)))
 
     def dense(m):
         return np.asarray(m.toarray() if hasattr(m, "toarray") else m, dtype=np.float64)
@@ -75,28 +115,41 @@ class EchoStateNetwork(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.readout(self.states(x.to(self.readout.weight.dtype)))
 
-    @torch.no_grad()
     def fit_readout(self, x: torch.Tensor, y: torch.Tensor, mask: torch.Tensor | None = None,
                     ridge: float = 1e-6, *, states: torch.Tensor | None = None) -> None:
         """Closed-form ridge readout on the steps where ``mask`` (batch, time) is True (all if None).
 
         x: (batch, time, in); y: (batch, time, out). Centred least squares; the bias is not penalised.
-        ``states``: ``self.states(x)`` computed beforehand (the reservoir is fixed, so a ridge grid
-        needs them once); ``x`` is then not read.
+        ``states``: ``self.states(x)`` computed beforehand; ``x`` is then not read.
         """
-        if ridge < 0:
-            raise ValueError(f"ridge must be >= 0, got {ridge}")
+        for _ in self.fit_readouts(x, y, mask, (ridge,), states=states):
+            pass
+
+    @torch.no_grad()
+    def fit_readouts(self, x: torch.Tensor, y: torch.Tensor, mask: torch.Tensor | None,
+                     ridges: Sequence[float], *, states: torch.Tensor | None = None) -> Iterator[float]:
+        """Set the readout of each ridge of ``ridges`` in turn, yielding that ridge once it is set.
+
+        The reservoir is fixed, so the states and the centred normal equations are formed once for the
+        whole grid; each ridge then costs one solve, and its readout equals ``fit_readout`` with that
+        ridge bit for bit (the same products, the ridge added after them).
+        """
+        for ridge in ridges:
+            if ridge < 0:
+                raise ValueError(f"ridge must be >= 0, got {ridge}")
         s = (self.states(x) if states is None else states).double()
         if mask is None:
             mask = torch.ones(s.shape[:2], dtype=torch.bool, device=s.device)
         feats, targets = s[mask], y.double()[mask]
         f_mean, t_mean = feats.mean(0), targets.mean(0)
         fc, tc = feats - f_mean, targets - t_mean
-        gram = fc.T @ fc + ridge * torch.eye(fc.size(1), dtype=fc.dtype, device=fc.device)
-        w_out = torch.linalg.solve(gram, fc.T @ tc)  # (units, out)
-        self.readout.weight.copy_(w_out.T.to(self.readout.weight.dtype))
-        self.readout.bias.copy_((t_mean - f_mean @ w_out).to(self.readout.bias.dtype))
-
+        gram, cross = fc.T @ fc, fc.T @ tc
+        eye = torch.eye(fc.size(1), dtype=fc.dtype, device=fc.device)
+        for ridge in ridges:
+            w_out = torch.linalg.solve(gram + ridge * eye, cross)  # (units, out)
+            self.readout.weight.copy_(w_out.T.to(self.readout.weight.dtype))
+            self.readout.bias.copy_((t_mean - f_mean @ w_out).to(self.readout.bias.dtype))
+            yield ridge
 
 _ESN_ARCH = {"leak_rate": 1.0, "spectral_radius": 0.9, "input_scaling": 1.0, "input_connectivity": 0.1,
              "rc_connectivity": 0.1, "bias_scaling": 1.0, "reservoir_seed": 0}
