@@ -176,16 +176,16 @@ def test_fast_paths_say_which_path_runs(monkeypatch):
         model = build_model("performer", input_size=3, output_size=3, d_model=16, num_layers=1)
     assert model.attention_path == FALLBACK_PATH
     assert resolve_slstm_backend("auto", cuda=True, compiler=True) == "cuda"
-    assert resolve_slstm_backend("auto", cuda=True, compiler=False) == "vanilla"
-    assert resolve_slstm_backend("auto") == "vanilla" and resolve_slstm_backend("cuda", cuda=False) == "cuda"
+    assert resolve_slstm_backend("auto", cuda=True, compiler=False) == "twin"
+    assert resolve_slstm_backend("auto") == "twin" and resolve_slstm_backend("cuda", cuda=False) == "cuda"
     with pytest.raises(ValueError, match="slstm_backend must be one of"):
         resolve_slstm_backend("triton")
     pytest.importorskip("xlstm")
-    assert build_model("xlstm", input_size=3, output_size=3, d_model=8).slstm_backend == "vanilla"
+    assert build_model("xlstm", input_size=3, output_size=3, d_model=8).slstm_backend == "twin"
 
 
 
-def test_xlstm_auto_falls_back_to_vanilla_when_the_cuda_kernel_cannot_be_built(monkeypatch):
+def test_xlstm_auto_falls_back_to_the_twin_when_the_cuda_kernel_cannot_be_built(monkeypatch):
     pytest.importorskip("xlstm")
     from rote_hf.zoo import build_model
     from rote_hf.zoo.families import xlstm as family
@@ -193,4 +193,4 @@ def test_xlstm_auto_falls_back_to_vanilla_when_the_cuda_kernel_cannot_be_built(m
     monkeypatch.setattr(family, "resolve_slstm_backend", lambda backend: "cuda")  # as on a GPU box with nvcc
     with pytest.warns(RuntimeWarning, match="the CUDA sLSTM kernel could not be built"):
         model = build_model("xlstm", input_size=3, output_size=3, d_model=8)
-    assert model.slstm_backend == "vanilla" and model(torch.zeros(2, 5, 3)).shape == (2, 5, 3)
+    assert model.slstm_backend == "twin" and model(torch.zeros(2, 5, 3)).shape == (2, 5, 3)

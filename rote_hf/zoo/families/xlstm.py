@@ -9,13 +9,16 @@ it is grown on demand, so any length works.
 
 sLSTM backend (``slstm_backend``): ``"auto"`` (default) picks the library's ``"cuda"`` kernel when
 CUDA is available and a CUDA compiler is found (``nvcc`` on the PATH or under ``$CUDA_HOME``; the
-kernel is compiled with ``torch.utils.cpp_extension`` on first use), else the pure-torch
-``"vanilla"`` loop, which syncs with the host once per time step on a GPU. Numerics differ: the
-CUDA kernel keeps its recurrent and input weights, gates and states in **bfloat16** (the
-library's default ``dtype="bfloat16"``; biases and accumulation in float32), as CogScale's own GPU
-runs did; ``vanilla`` computes in float32. Pass ``slstm_backend: vanilla`` for float32 on a GPU, or
-to train on the CPU of a machine that has a GPU. ``model.slstm_backend`` records the choice; with
-``"auto"``, a kernel that fails to compile falls back to ``"vanilla"`` with a RuntimeWarning.
+kernel is compiled with ``torch.utils.cpp_extension`` on first use), else ``"twin"``: the library's
+pure-torch loop with the CUDA kernel's pointwise arithmetic (:mod:`.slstm_twin`), which keeps the
+kernel's NaN handling; that is what lets the d_model-4 ("1k") model train, as it did on CogScale's
+GPUs. ``"vanilla"`` is the library's own loop (NaN-propagating: the 1k model's NaN forget bias makes
+every output NaN); on a GPU both loops sync with the host once per time step. Numerics differ: the
+CUDA kernel keeps its recurrent and input weights, gates and states in **bfloat16** (the library's
+default ``dtype="bfloat16"``; biases and accumulation in float32), as CogScale's own GPU runs did;
+``twin`` and ``vanilla`` compute in float32 and agree with each other on finite numbers to float
+rounding. ``model.slstm_backend`` records the choice; with ``"auto"``, a kernel that fails to
+compile falls back to ``"twin"`` with a RuntimeWarning.
 """
 
 from __future__ import annotations
@@ -32,11 +35,11 @@ from ..layers import optional_import
 from ..spec import register
 
 
-SLSTM_BACKENDS = ("auto", "cuda", "vanilla")
+SLSTM_BACKENDS = ("auto", "cuda", "twin", "vanilla")
 
 
 def resolve_slstm_backend(backend: str, *, cuda: bool | None = None, compiler: bool | None = None) -> str:
-    """``"auto"`` -> ``"cuda"`` when CUDA and a CUDA compiler are present, else ``"vanilla"``."""
+    """``"auto"`` -> ``"cuda"`` when CUDA and a CUDA compiler are present, else ``"twin"``."""
     if backend not in SLSTM_BACKENDS:
         raise ValueError(f"slstm_backend must be one of {SLSTM_BACKENDS}, got {backend!r}")
     if backend != "auto":
@@ -46,7 +49,7 @@ def resolve_slstm_backend(backend: str, *, cuda: bool | None = None, compiler: b
     if compiler is None:
         home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH")
         compiler = shutil.which("nvcc") is not None or bool(home and (Path(home) / "bin" / "nvcc").exists())
-    return "cuda" if cuda and compiler else "vanilla"
+    return "cuda" if cuda and compiler else "twin"
 
 
 def _stack(d_model: int, num_blocks: int, slstm_at: tuple[int, ...], context_length: int, backend: str):
@@ -55,13 +58,19 @@ def _stack(d_model: int, num_blocks: int, slstm_at: tuple[int, ...], context_len
 
     cfg = xlstm.xLSTMBlockStackConfig(
         mlstm_block=xlstm.mLSTMBlockConfig(),
-        slstm_block=xlstm.sLSTMBlockConfig(slstm=xlstm.sLSTMLayerConfig(backend=backend)),
+        slstm_block=xlstm.sLSTMBlockConfig(
+            slstm=xlstm.sLSTMLayerConfig(backend="vanilla" if backend == "twin" else backend)),
         context_length=context_length,
         num_blocks=num_blocks,
         embedding_dim=d_model,
         slstm_at=list(slstm_at),
     )
-    return stack_cls(cfg)
+    stack = stack_cls(cfg)
+    if backend == "twin":
+        from .slstm_twin import use_twin
+
+        use_twin(stack)
+    return stack
 
 
 class XLSTMModel(nn.Module):
@@ -74,14 +83,14 @@ class XLSTMModel(nn.Module):
         self.slstm_backend = resolve_slstm_backend(slstm_backend)
         try:
             self.stack = _stack(d_model, num_blocks, tuple(slstm_at), context_length, self.slstm_backend)
-        except Exception as exc:  # noqa: BLE001 — "auto" must never be worse than vanilla
-            if slstm_backend != "auto" or self.slstm_backend == "vanilla":
+        except Exception as exc:  # noqa: BLE001 — "auto" must never be worse than the twin
+            if slstm_backend != "auto" or self.slstm_backend == "twin":
                 raise
             warnings.warn(f"xlstm: the CUDA sLSTM kernel could not be built ({type(exc).__name__}: "
-                          f"{str(exc).splitlines()[0] if str(exc) else ''}); using the vanilla backend",
+                          f"{str(exc).splitlines()[0] if str(exc) else ''}); using the twin backend",
                           RuntimeWarning, stacklevel=2)
-            self.slstm_backend = "vanilla"
-            self.stack = _stack(d_model, num_blocks, tuple(slstm_at), context_length, "vanilla")
+            self.slstm_backend = "twin"
+            self.stack = _stack(d_model, num_blocks, tuple(slstm_at), context_length, "twin")
         self.norm = nn.LayerNorm(d_model)
         self.decoder = nn.Linear(d_model, output_size)
 
