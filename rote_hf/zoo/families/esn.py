@@ -151,6 +151,7 @@ class EchoStateNetwork(nn.Module):
             self.readout.bias.copy_((t_mean - f_mean @ w_out).to(self.readout.bias.dtype))
             yield ridge
 
+
 _ESN_ARCH = {"leak_rate": 1.0, "spectral_radius": 0.9, "input_scaling": 1.0, "input_connectivity": 0.1,
              "rc_connectivity": 0.1, "bias_scaling": 1.0, "reservoir_seed": 0}
 

@@ -69,7 +69,8 @@ def _stack(d_model: int, num_blocks: int, slstm_at: tuple[int, ...], context_len
     if backend == "twin":
         from .slstm_twin import use_twin
 
-        use_twin(stack)
+        if use_twin(stack) != len(slstm_at):  # a library whose cells moved must not silently run vanilla
+            raise RuntimeError(f"xlstm: expected {len(slstm_at)} vanilla sLSTM cells to give the twin step")
     return stack
 
 
