@@ -12,8 +12,8 @@
 # Fleet sizes follow benchmarks/fleet_speed.md (one CPU thread): fleets pay at 1k and 10k; at 100k
 # they are neutral or slower, except for the encoder-decoder (2.2x), so those cells run one at a
 # time (--fleet 1, the exact path). Mamba's scan tensors grow with the fleet and the sequence: at 10k a
-# fleet of 10 gains 1.8x on 12-step adding_problem but runs at 0.66x on 50-step continuous_postcasting,
-# and most tasks have 40-60 steps, so Mamba runs one at a time from 10k.
+# fleet of 10 gains 1.8x on 12-step adding_problem but 1.0x on 50-step continuous_postcasting, and
+# most tasks have 40-60 steps, so Mamba runs one at a time from 10k.
 # These are CPU measurements; on a GPU (not measured here) run train.py with --fleet directly.
 set -u
 cd "$(dirname "$0")/.."
