@@ -26,6 +26,24 @@ def test_chunked_scan_equals_sequential(chunk):
         chunked_scan(log_a, b, chunk=0)
 
 
+def test_sequential_scan_is_its_definition_values_and_gradients_bit_for_bit():
+    """The scan steps with unbind (fast backward); it must equal h_t = a_t h_{t-1} + b_t written
+    with indexing, outputs and gradients bit for bit, so rows trained before the change stand."""
+    gen = torch.Generator().manual_seed(1)
+    a = torch.rand(4, 17, 6, 3, generator=gen).requires_grad_()
+    b = torch.randn(4, 17, 6, 3, generator=gen).requires_grad_()
+    h, steps = torch.zeros(4, 6, 3), []
+    for t in range(17):
+        h = a[:, t] * h + b[:, t]
+        steps.append(h)
+    definition = torch.stack(steps, dim=1)
+    ours = sequential_scan(a, b)
+    cotangent = torch.randn(ours.shape, generator=gen)
+    assert torch.equal(ours, definition)
+    for got, want in zip(torch.autograd.grad(ours, [a, b], cotangent), torch.autograd.grad(definition, [a, b], cotangent)):
+        assert torch.equal(got, want)
+
+
 @pytest.mark.parametrize("name", RECURRENT)
 def test_parallel_form_equals_step_by_step(name):
     force = {"scan": "chunked"} if name in ("minlstm-rote", "rwkv-rote", "mamba") else {}
