@@ -193,6 +193,14 @@ class Suite:
         raise ValueError(f"suite {self.name!r} has no sweep config; {self.description}")
 
     # -- executing -------------------------------------------------------------------------
+    def protocol(self, values: Mapping[str, Any]) -> Any:
+        """The validated protocol object of a config's protocol mapping."""
+        raise ValueError(f"suite {self.name!r} has no training protocol")
+
+    def protocol_of(self, spec: RunSpec) -> Any:
+        """The validated protocol of ``spec``: expansion keeps it in ``settings``; else parsed again."""
+        return spec.settings if spec.settings is not None else self.protocol(spec.protocol)
+
     def load_data(self, spec: RunSpec) -> Any:
         raise NotImplementedError(f"suite {self.name!r} loads no data for single runs")
 

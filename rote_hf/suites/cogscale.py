@@ -180,10 +180,6 @@ class CogScaleSuite(Suite):
         return {"config": spec.task_params["difficulty"], "data_seed": seed, "init_seed": seed,
                 "learning_rate": None if spec.settings is None else spec.protocol["learning_rate"]}
 
-    def protocol_of(self, spec: RunSpec):
-        """The validated protocol object of a gradient-model spec."""
-        return spec.settings if spec.settings is not None else self.protocol(spec.protocol)
-
     # -- showing ---------------------------------------------------------------------------
     def summary(self, frame, *, lr_selection: str = "validation", source: str = "ours"):
         from rote_hf.results.aggregate import cogscale_table

@@ -163,7 +163,7 @@ class RoteSuite(Suite):
 
     def spec_columns(self, spec: RunSpec) -> dict[str, Any]:
         """``config`` (``s<seed index>``), the seed index, and the init seed and learning rate of its protocol."""
-        protocol = spec.settings if spec.settings is not None else self.protocol(spec.protocol)
+        protocol = self.protocol_of(spec)
         return {"config": f"s{spec.task_params.get('seed_index', 0)}", "data_seed": spec.task_params.get("seed_index"),
                 "init_seed": protocol.base_seed + spec.run, "learning_rate": protocol.learning_rate}
 
@@ -180,7 +180,7 @@ class RoteSuite(Suite):
         from rote_hf.train.rote import fit_rote
         from rote_hf.train.suites import model_builder, provenance
 
-        protocol = spec.settings if spec.settings is not None else self.protocol(spec.protocol)
+        protocol = self.protocol_of(spec)
         data = self.load_data(spec) if data is None else data
         n = len(data.alphabet)
         build = model_builder(spec.model, n, n) if build is None else build
