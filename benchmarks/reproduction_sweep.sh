@@ -31,8 +31,9 @@ transformer-ed 1k,10k,100k 25
 mamba 1k 25
 mamba 10k 1
 esn 1k,10k 1
+xlstm 1k,10k 1
 mamba 100k 1
-xlstm 1k,10k,100k 1"
+xlstm 100k 1"
 mkdir -p "$RESULTS"
 
 lane() {

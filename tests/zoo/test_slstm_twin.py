@@ -10,7 +10,7 @@ pytest.importorskip("xlstm")
 from xlstm.blocks.slstm.src.vanilla import slstm_forward, slstm_pointwise_function_registry  # noqa: E402
 
 from rote_hf.zoo import build_model  # noqa: E402
-from rote_hf.zoo.families.slstm_twin import twin_pointwise  # noqa: E402
+from rote_hf.zoo.families.slstm_twin import twin_pointwise, twin_sequence  # noqa: E402
 
 VANILLA = slstm_pointwise_function_registry["slstm"]
 
@@ -64,6 +64,33 @@ def test_nan_forget_bias_gives_the_kernels_running_mean_cell():
     assert torch.equal(grads[2][hidden:2 * hidden], torch.zeros(hidden))  # the forget gate gets none
     assert grads[2][:hidden].abs().sum() > 0  # the input gate gets the kernel's gradient
     assert not torch.isfinite(_run(VANILLA, x, recurrent, bias)).all()  # the library's loop: NaN
+
+
+@pytest.mark.parametrize("heads, head_dim, bias_f", [(2, 3, None), (4, 1, float("nan")), (4, 5, None)])
+def test_the_twin_loop_equals_the_twin_step_loop(heads, head_dim, bias_f):
+    """The whole-sequence twin (backward through time by hand, as the kernel) against the library's
+    loop over the twin step (autograd): all states bit for bit, gradients to float rounding, and the
+    NaN forget bias of head_dim 1 handled the same (no NaN gradient)."""
+    x, recurrent, bias = _inputs(bias_f=bias_f, heads=heads, head_dim=head_dim)
+    hidden = heads * head_dim
+    states = torch.zeros(4, x.shape[1], hidden)
+    cell = type("Cell", (), {"_recurrent_kernel": recurrent, "_bias": bias})()
+    loop = slstm_forward(x, states, recurrent, bias, twin_pointwise)[0]
+    sequence = twin_sequence(cell, True, x, states)
+    assert torch.equal(sequence, loop)
+    cotangent = torch.randn(loop[:3].shape, generator=torch.Generator().manual_seed(2))  # into y, c and n
+    for got, want in zip(torch.autograd.grad(sequence[:3], [x, recurrent, bias], cotangent),
+                         torch.autograd.grad(loop[:3], [x, recurrent, bias], cotangent)):
+        assert torch.isfinite(got).all()
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_the_models_sequences_run_through_the_twin_loop():
+    model = build_model("xlstm", input_size=3, output_size=2, preset="cogscale-paper", budget=10_000)
+    cells = [m for m in model.modules() if type(m).__name__ == "sLSTMCell_vanilla"]
+    assert len(cells) == 1 and cells[0]._impl.__func__ is twin_sequence
+    x = torch.randn(2, 9, 3)
+    torch.testing.assert_close(model(x), model.step_by_step(x), rtol=1e-5, atol=1e-6)
 
 
 def test_cogscale_1k_xlstm_trains_on_cpu_through_the_twin():

@@ -21,6 +21,13 @@ computation runs on a CPU. On finite numbers it equals the vanilla step up to fl
 stabiliser ``m`` cancels in ``c / n``, so the kernel's gradient (``m`` held constant) and
 autograd's (through ``m``) agree. Differences that remain: the kernel keeps its weights, gates and
 states in bfloat16, the twin in the input's dtype (float32).
+
+:func:`use_twin` gives a cell both forms: :func:`twin_pointwise` for the library's step mode, and
+:func:`twin_sequence` for whole sequences, the kernel's loop with its backward through time
+written out (:class:`_KernelSequence`), as the CUDA kernel runs it. Its states equal the library's
+loop over the twin step bit for bit and its gradients to float rounding (the weight gradients are
+summed over time in one product); it skips autograd's ~20 graph nodes per step and runs the
+CogScale xLSTM fits 1.05-2.3x faster on CPU (benchmarks/slstm_twin_speed.md).
 """
 
 from __future__ import annotations
@@ -86,11 +93,110 @@ def twin_pointwise(Wx: torch.Tensor, Ry: torch.Tensor, b: torch.Tensor, states: 
     return torch.stack((y_new, c_new, n_new, m_new)), gates
 
 
+def _kernel_step_values(raw, c, n, m):
+    """The kernel's forward arithmetic of :class:`_KernelStep`, on plain tensors (no graph)."""
+    i_raw, f_raw, z_raw, o_raw = raw.unbind(1)
+    log_f_plus_m = m + F.logsigmoid(f_raw)
+    m_new = torch.where(n == 0, i_raw, torch.fmax(i_raw, log_f_plus_m))
+    one = torch.ones((), dtype=raw.dtype, device=raw.device)
+    o_gate = torch.fmin(one, torch.sigmoid(o_raw))
+    i_gate = torch.fmin(one, torch.exp(i_raw - m_new))
+    f_gate = torch.fmin(one, torch.exp(log_f_plus_m - m_new))
+    z_val = torch.tanh(z_raw)
+    c_new = f_gate * c + i_gate * z_val
+    n_new = f_gate * n + i_gate
+    y_new = o_gate * (c_new / n_new)
+    return y_new, c_new, n_new, m_new, (i_gate, f_gate, f_raw, z_val, o_gate)
+
+
+class _KernelSequence(torch.autograd.Function):
+    """The whole sLSTM loop with the kernel's step, forward and backward through time by hand, as
+    the CUDA kernel runs it: no autograd graph of ~20 nodes per step.
+
+    x: (time, batch, 4 * hidden) input pre-activations (gate-major, as xlstm's vanilla loop);
+    states0: (4, batch, hidden) = (y, c, n, m); R: (heads, 4 * head_dim, head_dim); b: (4 * hidden,).
+    Returns all states (4, time + 1, batch, hidden), as xlstm's ``slstm_forward``; gradients flow
+    through y, c and n (the stabiliser m has none, as in :class:`_KernelStep`).
+    Forward values equal the per-step twin bit for bit (the same operations in the same order);
+    gradients equal it to float rounding (weight gradients are summed over time in one product).
+    """
+
+    @staticmethod
+    def forward(ctx, x, states0, R, b):
+        steps, batch, _ = x.shape
+        heads, gate_dim, head_dim = R.shape
+        gates = gate_dim // head_dim
+        hidden = heads * head_dim
+        r_t = R.transpose(1, 2).reshape(1, heads, head_dim, gates * head_dim)  # as the library's loop
+        out = x.new_empty(4, steps + 1, batch, hidden)
+        out[:, 0] = states0
+        saved = x.new_empty(5, steps, batch, hidden)  # i, f, f_raw, tanh(z), o of every step
+        for t in range(steps):
+            y, c, n, m = out[:, t]
+            ry = (y.reshape(batch, heads, 1, -1).matmul(r_t).reshape(batch, heads, gates, -1)
+                  .transpose(1, 2).reshape(batch, -1))
+            raw = (x[t] + ry + b).view(batch, 4, -1)
+            y_new, c_new, n_new, m_new, keep = _kernel_step_values(raw, c, n, m)
+            out[0, t + 1], out[1, t + 1], out[2, t + 1], out[3, t + 1] = y_new, c_new, n_new, m_new
+            for k, v in enumerate(keep):
+                saved[k, t] = v
+        ctx.save_for_backward(out, saved, R)
+        return out
+
+    @staticmethod
+    @torch.autograd.function.once_differentiable
+    def backward(ctx, d_out):
+        out, saved, R = ctx.saved_tensors
+        _, steps1, batch, hidden = out.shape
+        steps = steps1 - 1
+        heads, gate_dim, head_dim = R.shape
+        one = torch.ones((), dtype=out.dtype, device=out.device)
+        d_raw_all = out.new_empty(steps, batch, 4, hidden)
+        dy = d_out[0, steps].clone()
+        dc = d_out[1, steps].clone()
+        dn = d_out[2, steps].clone()
+        for t in range(steps - 1, -1, -1):
+            i_gate, f_gate, f_raw, z_val, o_gate = saved[:, t]
+            c, n = out[1, t], out[2, t]
+            n_new, y_new = out[2, t + 1], out[0, t + 1]
+            dy_inter = dy / n_new
+            dc = dc + dy_inter * o_gate
+            dn = dn - dy_inter * y_new
+            f_sig = torch.fmin(one, torch.sigmoid(f_raw))
+            d_raw = d_raw_all[t]
+            d_raw[:, 0] = i_gate * (z_val * dc + dn)
+            d_raw[:, 1] = f_gate * (dc * c + dn * n) * (1 - f_sig)
+            d_raw[:, 2] = dc * i_gate * (1 - z_val * z_val)
+            d_raw[:, 3] = (1 - o_gate) * (y_new * dy)
+            # back through ry = y_{t-1} R: (batch, gates, heads, head_dim) -> per head (batch, gates * head_dim)
+            d_ry = d_raw.view(batch, 4, heads, head_dim).transpose(1, 2).reshape(batch, heads, -1)
+            dy = d_out[0, t] + torch.bmm(d_ry.transpose(0, 1), R).transpose(0, 1).reshape(batch, hidden)
+            dc = d_out[1, t] + f_gate * dc
+            dn = d_out[2, t] + f_gate * dn
+        d_x = d_raw_all.reshape(steps, batch, 4 * hidden)
+        d_b = d_x.sum((0, 1))
+        y_prev = out[0, :steps].reshape(steps * batch, heads, head_dim)
+        d_ry_all = d_raw_all.view(steps * batch, 4, heads, head_dim).transpose(1, 2).reshape(steps * batch, heads, -1)
+        d_r = torch.einsum("phi,phj->hji", y_prev, d_ry_all)  # (heads, gates * head_dim, head_dim)
+        d_states0 = torch.stack((dy, dc, dn, torch.zeros_like(dn)))
+        return d_x, d_states0, d_r, d_b
+
+
+def twin_sequence(cell, training: bool, x: torch.Tensor, states: torch.Tensor) -> torch.Tensor:
+    """Drop-in for ``sLSTMCell_vanilla._impl``: all states (4, time + 1, batch, hidden) of the loop."""
+    del training
+    return _KernelSequence.apply(x, states, cell._recurrent_kernel, cell._bias)
+
+
 def use_twin(module: torch.nn.Module) -> int:
-    """Give every vanilla sLSTM cell of ``module`` the kernel's step; returns how many cells."""
+    """Give every vanilla sLSTM cell of ``module`` the kernel's step (and, for whole sequences, the
+    kernel's loop with its hand-written backward); returns how many cells."""
+    import types
+
     from xlstm.blocks.slstm.cell import sLSTMCell_vanilla
 
     cells = [m for m in module.modules() if isinstance(m, sLSTMCell_vanilla)]
     for cell in cells:
         cell.pointwise = twin_pointwise
+        cell._impl = types.MethodType(twin_sequence, cell)
     return len(cells)
