@@ -36,6 +36,42 @@ import torch
 import torch.nn.functional as F
 
 
+def _kernel_step_values(raw, c, n, m):
+    """The kernel's forward step on plain tensors. raw: (batch, 4, hidden) pre-activations in gate
+    order i, f, z, o; c, n, m: (batch, hidden). Returns (y, c, n, m) of the new state and what the
+    backward needs: (i_gate, f_gate, f_raw, tanh(z_raw), o_gate)."""
+    i_raw, f_raw, z_raw, o_raw = raw.unbind(1)
+    log_f_plus_m = m + F.logsigmoid(f_raw)
+    m_new = torch.where(n == 0, i_raw, torch.fmax(i_raw, log_f_plus_m))  # per element, as the kernel
+    one = torch.ones((), dtype=raw.dtype, device=raw.device)
+    o_gate = torch.fmin(one, torch.sigmoid(o_raw))
+    i_gate = torch.fmin(one, torch.exp(i_raw - m_new))
+    f_gate = torch.fmin(one, torch.exp(log_f_plus_m - m_new))
+    z_val = torch.tanh(z_raw)
+    c_new = f_gate * c + i_gate * z_val
+    n_new = f_gate * n + i_gate
+    y_new = o_gate * (c_new / n_new)
+    return y_new, c_new, n_new, m_new, (i_gate, f_gate, f_raw, z_val, o_gate)
+
+
+def _kernel_step_grads(dy, dc, dn, gates, c, n, n_new, y_new):
+    """The kernel's hand-written backward of one step (``m`` held constant). dy, dc, dn: gradients
+    into the new y, c, n; ``gates`` as :func:`_kernel_step_values` returns them; c, n the old state.
+    Returns (d_raw (batch, 4, hidden), gradient into the old c, gradient into the old n)."""
+    i_gate, f_gate, f_raw, z_val, o_gate = gates
+    dy_inter = dy / n_new
+    dc = dc + dy_inter * o_gate
+    dn = dn - dy_inter * y_new
+    f_sig = torch.fmin(torch.ones((), dtype=f_raw.dtype, device=f_raw.device), torch.sigmoid(f_raw))
+    d_raw = torch.stack([
+        i_gate * (z_val * dc + dn),
+        f_gate * (dc * c + dn * n) * (1 - f_sig),
+        dc * i_gate * (1 - z_val * z_val),
+        (1 - o_gate) * (y_new * dy),
+    ], 1)
+    return d_raw, f_gate * dc, f_gate * dn
+
+
 class _KernelStep(torch.autograd.Function):
     """One sLSTM step, elementwise, as ``SLSTMPointwiseForward``/``Backward`` compute it.
 
@@ -46,36 +82,18 @@ class _KernelStep(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, raw, c, n, m):
-        i_raw, f_raw, z_raw, o_raw = raw.unbind(1)
-        log_f_plus_m = m + F.logsigmoid(f_raw)
-        m_new = torch.where(n == 0, i_raw, torch.fmax(i_raw, log_f_plus_m))  # per element, as the kernel
-        one = torch.ones((), dtype=raw.dtype, device=raw.device)
-        o_gate = torch.fmin(one, torch.sigmoid(o_raw))
-        i_gate = torch.fmin(one, torch.exp(i_raw - m_new))
-        f_gate = torch.fmin(one, torch.exp(log_f_plus_m - m_new))
-        z_val = torch.tanh(z_raw)
-        c_new = f_gate * c + i_gate * z_val
-        n_new = f_gate * n + i_gate
-        y_new = o_gate * (c_new / n_new)
-        ctx.save_for_backward(i_gate, f_gate, f_raw, z_val, o_gate, c, n, n_new, y_new)
-        gates = torch.stack((i_gate, f_gate, z_raw, o_gate))
+        y_new, c_new, n_new, m_new, kept = _kernel_step_values(raw, c, n, m)
+        ctx.save_for_backward(*kept, c, n, n_new, y_new)
+        i_gate, f_gate, _, _, o_gate = kept
+        gates = torch.stack((i_gate, f_gate, raw[:, 2], o_gate))
         ctx.mark_non_differentiable(m_new, gates)
         return y_new, c_new, n_new, m_new, gates
 
     @staticmethod
     def backward(ctx, dy, dc, dn, _dm, _dgates):
-        i_gate, f_gate, f_raw, z_val, o_gate, c, n, n_new, y_new = ctx.saved_tensors
-        dy_inter = dy / n_new
-        dc = dc + dy_inter * o_gate
-        dn = dn - dy_inter * y_new
-        f_sig = torch.fmin(torch.ones((), dtype=f_raw.dtype, device=f_raw.device), torch.sigmoid(f_raw))
-        d_raw = torch.stack([
-            i_gate * (z_val * dc + dn),
-            f_gate * (dc * c + dn * n) * (1 - f_sig),
-            dc * i_gate * (1 - z_val * z_val),
-            (1 - o_gate) * (y_new * dy),
-        ], 1)
-        return d_raw, f_gate * dc, f_gate * dn, None
+        *kept, c, n, n_new, y_new = ctx.saved_tensors
+        d_raw, d_c, d_n = _kernel_step_grads(dy, dc, dn, kept, c, n, n_new, y_new)
+        return d_raw, d_c, d_n, None
 
 
 def twin_pointwise(Wx: torch.Tensor, Ry: torch.Tensor, b: torch.Tensor, states: torch.Tensor,
@@ -91,22 +109,6 @@ def twin_pointwise(Wx: torch.Tensor, Ry: torch.Tensor, b: torch.Tensor, states: 
     _, c, n, m = states.view(4, states.shape[1], -1).unbind(0)
     y_new, c_new, n_new, m_new, gates = _KernelStep.apply(raw, c, n, m)
     return torch.stack((y_new, c_new, n_new, m_new)), gates
-
-
-def _kernel_step_values(raw, c, n, m):
-    """The kernel's forward arithmetic of :class:`_KernelStep`, on plain tensors (no graph)."""
-    i_raw, f_raw, z_raw, o_raw = raw.unbind(1)
-    log_f_plus_m = m + F.logsigmoid(f_raw)
-    m_new = torch.where(n == 0, i_raw, torch.fmax(i_raw, log_f_plus_m))
-    one = torch.ones((), dtype=raw.dtype, device=raw.device)
-    o_gate = torch.fmin(one, torch.sigmoid(o_raw))
-    i_gate = torch.fmin(one, torch.exp(i_raw - m_new))
-    f_gate = torch.fmin(one, torch.exp(log_f_plus_m - m_new))
-    z_val = torch.tanh(z_raw)
-    c_new = f_gate * c + i_gate * z_val
-    n_new = f_gate * n + i_gate
-    y_new = o_gate * (c_new / n_new)
-    return y_new, c_new, n_new, m_new, (i_gate, f_gate, f_raw, z_val, o_gate)
 
 
 class _KernelSequence(torch.autograd.Function):
@@ -150,29 +152,19 @@ class _KernelSequence(torch.autograd.Function):
         _, steps1, batch, hidden = out.shape
         steps = steps1 - 1
         heads, gate_dim, head_dim = R.shape
-        one = torch.ones((), dtype=out.dtype, device=out.device)
         d_raw_all = out.new_empty(steps, batch, 4, hidden)
         dy = d_out[0, steps].clone()
         dc = d_out[1, steps].clone()
         dn = d_out[2, steps].clone()
         for t in range(steps - 1, -1, -1):
-            i_gate, f_gate, f_raw, z_val, o_gate = saved[:, t]
-            c, n = out[1, t], out[2, t]
-            n_new, y_new = out[2, t + 1], out[0, t + 1]
-            dy_inter = dy / n_new
-            dc = dc + dy_inter * o_gate
-            dn = dn - dy_inter * y_new
-            f_sig = torch.fmin(one, torch.sigmoid(f_raw))
-            d_raw = d_raw_all[t]
-            d_raw[:, 0] = i_gate * (z_val * dc + dn)
-            d_raw[:, 1] = f_gate * (dc * c + dn * n) * (1 - f_sig)
-            d_raw[:, 2] = dc * i_gate * (1 - z_val * z_val)
-            d_raw[:, 3] = (1 - o_gate) * (y_new * dy)
+            d_raw, d_c, d_n = _kernel_step_grads(dy, dc, dn, saved[:, t], out[1, t], out[2, t], out[2, t + 1],
+                                                 out[0, t + 1])
+            d_raw_all[t] = d_raw
             # back through ry = y_{t-1} R: (batch, gates, heads, head_dim) -> per head (batch, gates * head_dim)
             d_ry = d_raw.view(batch, 4, heads, head_dim).transpose(1, 2).reshape(batch, heads, -1)
             dy = d_out[0, t] + torch.bmm(d_ry.transpose(0, 1), R).transpose(0, 1).reshape(batch, hidden)
-            dc = d_out[1, t] + f_gate * dc
-            dn = d_out[2, t] + f_gate * dn
+            dc = d_out[1, t] + d_c
+            dn = d_out[2, t] + d_n
         d_x = d_raw_all.reshape(steps, batch, 4 * hidden)
         d_b = d_x.sum((0, 1))
         y_prev = out[0, :steps].reshape(steps * batch, heads, head_dim)
