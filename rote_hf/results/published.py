@@ -171,6 +171,40 @@ def cogscale_run_rows() -> list[ResultRow]:
     return rows
 
 
+#: Names of the ESN hyper-parameters in CogScale's report -> the zoo's ``esn`` arguments.
+ESN_REPORT_KEYS = {"lr": "leak_rate", "sr": "spectral_radius", "input_scaling": "input_scaling"}
+
+
+@functools.lru_cache(maxsize=1)
+def cogscale_esn_hyperparameters() -> dict[str, dict[str, float]]:
+    """CogScale's per-task ESN hyper-parameters (``baseline/results/esn_hp_report.md``, verbatim),
+    as its ``run.py`` reads them: ``"<task>.<difficulty>.N<units>"`` -> ``{"leak_rate",
+    "spectral_radius", "input_scaling"}`` (56 entries: 14 tasks x small/medium x N 100/1000).
+    The report's dictionaries are parsed as literals (the reference ``eval``s them)."""
+    import ast
+    import re
+
+    text = (DATA_DIR / "cogscale_esn_hp_report.md").read_text(encoding="utf-8")
+    table = {}
+    for key, literal in re.findall(r"\*\*(.*?)\*\*\n.*?```(.*?)```", text, re.DOTALL):
+        values = ast.literal_eval(literal.strip())
+        if key.rsplit(".N", 1)[1] != str(values["N"]):
+            raise ValueError(f"esn_hp_report.md: entry {key!r} has N={values['N']}")
+        table[key] = {ours: float(values[theirs]) for theirs, ours in ESN_REPORT_KEYS.items()}
+    return table
+
+
+def cogscale_esn_hyperparameters_for(task: str, difficulty: str, units: int) -> dict[str, float]:
+    """The report's entry of (task, difficulty, N = units); a clear error when it has none."""
+    table = cogscale_esn_hyperparameters()
+    key = f"{task}.{difficulty}.N{units}"
+    if key not in table:
+        sizes = sorted({k.rsplit(".N", 1)[1] for k in table})
+        raise ValueError(f"CogScale's ESN report has no entry {key!r}: it covers the 14 tasks at small and "
+                         f"medium with N in {sizes} (preset cogscale-paper, budget 1000 or 10000)")
+    return dict(table[key])
+
+
 #: MDL LLM evaluation model codes of the per-row file -> the OpenRouter model ids the paper
 #: queried (the names our own runs of the same endpoints are stored under).
 MDL_LLM_MODELS = {"C": "anthropic/claude-sonnet-4.5", "G": "openai/gpt-4o", "L": "meta-llama/llama-3.3-70b-instruct"}

@@ -26,6 +26,9 @@ from rote_hf.suites.headlines import COGSCALE_HEADLINE
 
 #: Models whose readout is fitted in closed form (no learning rate, no protocol).
 FITTED_MODELS = ("esn",)
+#: Values of an ESN entry's ``hyperparameters:`` key: ``published`` = CogScale's per-task values
+#: (``esn_hp_report.md``, what its ``run.py`` reads), by task, difficulty and reservoir size.
+ESN_HYPERPARAMETER_SOURCES = ("published",)
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,15 @@ class CogScaleSuite(Suite):
 
     def parse(self, raw: Mapping[str, Any]) -> CogScaleSection:
         models = parse_models(raw.get("models"))
+        for m in models:
+            entry = m.as_dict()
+            if "hyperparameters" not in entry:
+                continue
+            if m.name not in FITTED_MODELS or entry["hyperparameters"] not in ESN_HYPERPARAMETER_SOURCES:
+                raise ValueError(f"models[{m.name}].hyperparameters is for the ESN and must be one of "
+                                 f"{list(ESN_HYPERPARAMETER_SOURCES)}, got {entry['hyperparameters']!r}")
+            if "search" in entry:
+                raise ValueError(f"models[{m.name}]: give either hyperparameters or search, not both")
         lrs = tuple(float(x) for x in raw.get("learning_rates") or ())
         if not lrs and any(m.name not in FITTED_MODELS for m in models):
             raise ValueError("learning_rates must list at least one learning rate for gradient models")
@@ -130,8 +142,12 @@ class CogScaleSuite(Suite):
         fitted = spec.model["name"] in FITTED_MODELS
         model_cfg = dict(spec.model)
         search = model_cfg.pop("search", None)
+        published = None
         if fitted:
             model_cfg.setdefault("reservoir_seed", seed)  # seeded reservoir (the reference's is not)
+        if model_cfg.pop("hyperparameters", None) is not None:
+            published = self.published_esn_hyperparameters(spec, model_cfg, data)
+            model_cfg.update(published)
         build = model_builder(model_cfg, data.input_size, data.output_size) if build is None else build
         protocol = None if fitted else self.protocol_of(spec)
         chosen: dict[str, float] = {}
@@ -146,10 +162,23 @@ class CogScaleSuite(Suite):
                 model, fit = fit_esn(build, data, seed=seed, device=device)
             else:
                 model, fit = fit_cogscale(build, data, protocol, seed=seed, device=device)
-        return self.row(spec, data, model, fit, protocol, m, device, search=search, chosen=chosen)
+        return self.row(spec, data, model, fit, protocol, m, device, search=search, chosen=chosen,
+                        published=published)
+
+    @staticmethod
+    def published_esn_hyperparameters(spec: RunSpec, model_cfg: Mapping[str, Any], data) -> dict[str, float]:
+        """CogScale's reported (leak rate, spectral radius, input scaling) for this run's task,
+        difficulty and reservoir size, as its ``run.py`` looks them up."""
+        from rote_hf.results.published import cogscale_esn_hyperparameters_for
+        from rote_hf.zoo.build import resolve_arch
+
+        sizing = {k: v for k, v in model_cfg.items() if k in ("preset", "budget", "units")}
+        units = resolve_arch("esn", input_size=data.input_size, output_size=data.output_size, **sizing).arch["units"]
+        return cogscale_esn_hyperparameters_for(spec.task_params["task"], spec.task_params["difficulty"], units)
 
     def row(self, spec: RunSpec, data, model, fit, protocol, m, device: Any, *,
-            search: Mapping[str, Any] | None = None, chosen: Mapping[str, float] | None = None):
+            search: Mapping[str, Any] | None = None, chosen: Mapping[str, float] | None = None,
+            published: Mapping[str, float] | None = None):
         """The result row of one finished fit (``m``: its measurement; ``protocol`` None for the
         ESN). Shared by the one-run executor and the fleet executor, so both store the same row."""
         from rote_hf.results.schema import ResultRow
@@ -160,6 +189,8 @@ class CogScaleSuite(Suite):
         settings = {"category": data.category, "best_epoch": fit.best_epoch}
         if search is not None:
             settings.update(search=dict(search), chosen=dict(chosen or {}))
+        if published is not None:  # the ESN's values from CogScale's report
+            settings.update(published_hyperparameters=dict(published))
         if protocol is not None:
             settings.update({k: getattr(protocol, k) for k in protocol.__dataclass_fields__}, optimizer="Adam")
         return ResultRow(

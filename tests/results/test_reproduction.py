@@ -77,7 +77,7 @@ def test_agreement_at_the_two_standard_error_boundary():
     assert pd.isna(by[("simple_copy", "Mamba")].agree) and math.isnan(by[("simple_copy", "Mamba")].se)
     esn = by[("simple_copy", "ESN")]
     assert math.isnan(esn.learning_rate) and (esn.n_ours, esn.mean_ours, esn.diff) == (3, pytest.approx(0.2), 0.0)
-    assert esn.agree and "ESN search" in esn.cause
+    assert esn.agree and "ESN reservoirs" in esn.cause
 
     h = headline(report)  # ESN left out; Mamba untested
     assert (h["groups"], h["tested"], h["agree"]) == (6, 5, 2) and h["fraction"] == pytest.approx(0.4)

@@ -71,7 +71,7 @@ def test_reproduction_endpoint_groups_and_summary(client):
     lstm = groups[("sinus_forecasting", "LSTM")]
     assert lstm["diff"] == pytest.approx(0.5) and lstm["agree"] == "no" and lstm["z"] > 2
     assert "forecasting data ignore the seed" in lstm["cause"]
-    assert "ESN search" in groups[("simple_copy", "ESN")]["cause"]
+    assert "ESN reservoirs" in groups[("simple_copy", "ESN")]["cause"]
 
     by_model = table(view(client, "by model"))
     assert [(r["model"], r["groups"], r["agree"]) for r in by_model] == [("ESN", 1, 1), ("GRU", 1, 1), ("LSTM", 1, 0)]

@@ -79,9 +79,13 @@ def test_esn_states_and_ridge_match_reservoirpy():
     rng = np.random.default_rng(0)
     x = rng.normal(size=(2, 40, 2))
     ours = model.states(torch.as_tensor(x)).numpy()
-    first = Reservoir(30, lr=0.4, sr=0.8, input_scaling=0.7, bias=mat_gen.bernoulli, seed=11).run(x[0])
+
+    def bias_03(units, *, connectivity, **kwargs):  # reservoirpy 0.3's bias: Bernoulli on the input connectivity
+        return mat_gen.bernoulli(units, input_scaling=1.0, connectivity=0.1, **kwargs)
+
+    first = Reservoir(30, lr=0.4, sr=0.8, input_scaling=0.7, bias=bias_03, seed=11).run(x[0])
     np.testing.assert_allclose(ours[0], first, rtol=1e-10, atol=1e-12)
-    second = Reservoir(30, lr=0.4, sr=0.8, input_scaling=0.7, bias=mat_gen.bernoulli, seed=11).run(x[1])
+    second = Reservoir(30, lr=0.4, sr=0.8, input_scaling=0.7, bias=bias_03, seed=11).run(x[1])
     np.testing.assert_allclose(ours[1], second, rtol=1e-10, atol=1e-12)
     assert ours.shape == (2, 40, 30)
 
@@ -97,6 +101,19 @@ def test_esn_states_and_ridge_match_reservoirpy():
     again = build_model("esn", input_size=2, output_size=3, **arch)
     other = build_model("esn", input_size=2, output_size=3, **{**arch, "reservoir_seed": 12})
     assert torch.equal(again.W, model.W) and not torch.equal(other.W, again.W)
+
+
+def test_esn_bias_is_reservoirpy_03s_sparse_bias():
+    """CogScale's ESNs were reservoirpy 0.3 reservoirs, whose bias is Bernoulli +-bias_scaling on the
+    *input connectivity's* share of the units (10 %); 0.4.2 would draw it on every unit. With a dense
+    bias the published hyper-parameters give chance level on simple_copy 10k (0.67, published 0.00)."""
+    model = build_model("esn", input_size=2, output_size=1, units=2000, bias_scaling=0.5, reservoir_seed=3)
+    assert set(model.bias.unique().tolist()) == {-0.5, 0.0, 0.5}
+    assert 0.08 < (model.bias != 0).double().mean().item() < 0.12
+    wider = build_model("esn", input_size=2, output_size=1, units=2000, input_connectivity=0.5, reservoir_seed=3)
+    assert 0.45 < (wider.bias != 0).double().mean().item() < 0.55
+    none = build_model("esn", input_size=2, output_size=1, units=50, bias_scaling=0.0, reservoir_seed=3)
+    assert not none.bias.any()
 
 
 def test_esn_spectral_radius_is_computed_once_per_reservoir_and_matrices_stay_identical(monkeypatch):

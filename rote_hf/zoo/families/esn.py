@@ -3,6 +3,8 @@ an explicit seed) and a linear readout.
 
 State update (reservoirpy's ``Reservoir``):
     s_t = (1 - lr) s_{t-1} + lr tanh(W s_{t-1} + W_in u_t + b),   s_0 = 0 for every sequence.
+b is Bernoulli +-bias_scaling on a share ``input_connectivity`` of the units, as reservoirpy 0.3
+(CogScale's version) drew it; 0.4.2 would draw it on every unit.
 The reservoir is held as buffers (not trained, not counted); the readout ``Linear(units -> out)``
 is the only trainable part, so the honest count is (units + 1) * out. CogScale's reference counts
 units * out (no bias) and its runs were unseeded; here ``reservoir_seed`` fixes the reservoir.
@@ -16,7 +18,6 @@ training works too.
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 from collections.abc import Iterator, Sequence
 
@@ -67,10 +68,13 @@ def _reservoir_matrices(units, input_size, *, leak_rate, spectral_radius, input_
     from reservoirpy import mat_gen
     from reservoirpy.nodes import Reservoir
 
-    bias = functools.partial(mat_gen.bernoulli, input_scaling=bias_scaling) if bias_scaling else 0.0
+    def bias(units, *, connectivity, **kwargs):  # 0.4.2 asks for a dense bias (connectivity=1.0)
+        del connectivity  # reservoirpy 0.3 (CogScale's runs) drew the bias with the input connectivity
+        return mat_gen.bernoulli(units, input_scaling=bias_scaling, connectivity=input_connectivity, **kwargs)
+
     res = Reservoir(units, lr=leak_rate, sr=spectral_radius, input_scaling=input_scaling,
-                    input_connectivity=input_connectivity, rc_connectivity=rc_connectivity, bias=bias,
-                    input_dim=input_size, seed=reservoir_seed)
+                    input_connectivity=input_connectivity, rc_connectivity=rc_connectivity,
+                    bias=bias if bias_scaling else 0.0, input_dim=input_size, seed=reservoir_seed)
     with _remembered_spectral_radii():
         res.initialize(np.zeros((1, input_size)))
 
