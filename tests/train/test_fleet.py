@@ -68,6 +68,7 @@ def test_the_fleet_families_have_a_batched_forward():
     from rote_hf.zoo.fleet import FLEET_FAMILIES, fleet_forward
 
     assert set(FLEET_FAMILIES) == set(MODELS)  # so the equality test below runs the batched path of each
+    torch.manual_seed(0)  # the members' weights; unseeded, they followed whatever ran before in the worker
     for name in MODELS:
         forward = fleet_forward(_builder(name)())
         assert forward is not None, name
@@ -77,7 +78,8 @@ def test_the_fleet_families_have_a_batched_forward():
         for m in members:
             m.eval()
         expected = torch.stack([m(x[i]) for i, m in enumerate(members)])
-        assert torch.allclose(forward(params, x, None), expected, atol=1e-6), name
+        # batched products sum in another order: up to 2.2e-6 apart for the encoder-decoder over 30 seeds
+        torch.testing.assert_close(forward(params, x, None), expected, rtol=1e-5, atol=1e-5, msg=name)
     assert fleet_forward(build_model("xlstm", input_size=3, output_size=3, d_model=4, num_blocks=2, slstm_at=(1,),
                                      context_length=8, slstm_backend="vanilla")) is None
 
