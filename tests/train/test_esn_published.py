@@ -58,8 +58,18 @@ def test_a_run_uses_the_reports_values_for_its_task_difficulty_and_size():
     assert row.model_config["hyperparameters"] == "published" and 0.0 <= row.metrics["test_score"] <= 1.0
 
 
-def test_the_paper_config_uses_the_report_for_every_esn_run():
+def test_the_paper_config_runs_the_papers_esn():
+    """Every ESN run of cogscale_paper uses the report, and CogScale's "1k" and "10k" ESNs have
+    N = budget / 10 = 100 and 1000 units whatever the task's output size (cogscale.md §10); sized by
+    our own count, a one-output 10k reservoir had 9,999 units."""
+    from rote_hf.zoo.build import resolve_arch
+
     specs = expand(SweepConfig.from_yaml(DATA_DIR.parents[2] / "eval_suite" / "configs" / "cogscale_paper.yaml"))
     esn = [s for s in specs if s.model["name"] == "esn"]
     assert len(esn) == 560 and {s.model.get("hyperparameters") for s in esn} == {"published"}
     assert not any("search" in s.model for s in esn)
+    assert {s.model["preset"] for s in esn} == {"cogscale-paper"}
+    for budget, units in ((1000, 100), (10000, 1000)):
+        for output_size in (1, 3, 18):
+            arch = resolve_arch("esn", input_size=2, output_size=output_size, preset="cogscale-paper", budget=budget).arch
+            assert arch["units"] == units

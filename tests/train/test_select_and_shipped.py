@@ -95,15 +95,3 @@ def test_the_sweep_script_plans_every_cell_of_the_grid_once(paper_specs):
     assert sorted(planned) == grid and len(planned) == len(set(planned)) == 20
     assert subprocess.run(["bash", "-n", str(REPO_ROOT / "benchmarks" / "reproduction_sweep.sh")]).returncode == 0
 
-
-def test_the_paper_esn_has_the_papers_reservoir(paper_specs):
-    """CogScale's "1k" and "10k" ESNs have N = budget / 10 = 100 and 1000 units whatever the task's
-    output size (cogscale.md §10); sized by our own count, a one-output 10k reservoir had 9,999 units."""
-    from rote_hf.zoo.build import resolve_arch
-
-    esn = [s for s in paper_specs if s.model["name"] == "esn"]
-    assert len(esn) == 560 and {s.model["preset"] for s in esn} == {"cogscale-paper"}
-    for budget, units in ((1000, 100), (10000, 1000)):
-        for output_size in (1, 3, 18):
-            arch = resolve_arch("esn", input_size=2, output_size=output_size, preset="cogscale-paper", budget=budget).arch
-            assert arch["units"] == units
