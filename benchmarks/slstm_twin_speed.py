@@ -1,22 +1,49 @@
-"""The sLSTM twin on CPU: the library's loop over the kernel's step (autograd through every step)
-against the whole-sequence twin (backward through time by hand, as the CUDA kernel).
+"""The sLSTM twin on CPU, three ways: the library's loop over the kernel's step (autograd through
+every step); the whole-sequence twin (backward through time by hand, as the CUDA kernel) run by
+Python; and the same loops run by TorchScript's interpreter, which is what the package does.
 
     PYTHONPATH=. OMP_NUM_THREADS=1 python benchmarks/slstm_twin_speed.py [--epochs 10]
 
 (a) CPU ms per forward+backward of the sLSTM loop alone (batch 10, 50 steps), per head layout of
 CogScale's xLSTM sizes; (b) CogScale xLSTM fits (small, seed 0, ``--epochs`` epochs, patience 0):
-CPU s and test score with each loop. Writes the tables to stdout (benchmarks/slstm_twin_speed.md).
+CPU s and test score each way. Writes the tables to stdout (benchmarks/slstm_twin_speed.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 
 import torch
 
+MODES = ("step loop", "sequence, Python", "sequence, TorchScript")
 
-def loop_ms(step_loop: bool, heads: int, head_dim: int, repeats: int = 20) -> float:
+
+@contextlib.contextmanager
+def mode(name: str):
+    """Make the package's xLSTM run its sLSTM the ``name`` way (one of MODES) inside the block."""
+    import rote_hf.zoo.families.slstm_twin as twin
+
+    saved = twin.use_twin, twin._interpreted
+
+    def step_only(module):  # the twin step in the library's loop: what use_twin did first
+        cells = [m for m in module.modules() if type(m).__name__ == "sLSTMCell_vanilla"]
+        for cell in cells:
+            cell.pointwise = twin.twin_pointwise
+        return len(cells)
+
+    if name == MODES[0]:
+        twin.use_twin = step_only
+    elif name == MODES[1]:
+        twin._interpreted = lambda loop, *args: loop(*args)
+    try:
+        yield
+    finally:
+        twin.use_twin, twin._interpreted = saved
+
+
+def loop_ms(name: str, heads: int, head_dim: int, repeats: int = 20) -> float:
     from xlstm.blocks.slstm.src.vanilla import slstm_forward
 
     from rote_hf.zoo.families.slstm_twin import twin_pointwise, twin_sequence
@@ -30,41 +57,30 @@ def loop_ms(step_loop: bool, heads: int, head_dim: int, repeats: int = 20) -> fl
     cell = type("Cell", (), {"_recurrent_kernel": recurrent, "_bias": bias})()
 
     def run():
-        out = (slstm_forward(x, states, recurrent, bias, twin_pointwise)[0] if step_loop
+        out = (slstm_forward(x, states, recurrent, bias, twin_pointwise)[0] if name == MODES[0]
                else twin_sequence(cell, True, x, states))
         torch.autograd.grad(out[0, 1:].sum(), [x, recurrent, bias])
 
-    run()
-    start = time.process_time()
-    for _ in range(repeats):
+    with mode(name):
         run()
-    return (time.process_time() - start) / repeats * 1000
+        start = time.process_time()
+        for _ in range(repeats):
+            run()
+        return (time.process_time() - start) / repeats * 1000
 
 
-def fit_seconds(step_loop: bool, task: str, budget: int, epochs: int) -> tuple[float, float]:
-    import rote_hf.zoo.families.slstm_twin as twin
+def fit_seconds(name: str, task: str, budget: int, epochs: int) -> tuple[float, float]:
     from rote_hf.cogscale import build_task
     from rote_hf.train.cogscale import CogScaleData, CogScaleProtocol, fit_cogscale
     from rote_hf.train.suites import model_builder
 
-    whole = twin.use_twin
-
-    def step_only(module):  # the twin step in the library's loop: what use_twin did before
-        cells = [m for m in module.modules() if type(m).__name__ == "sLSTMCell_vanilla"]
-        for cell in cells:
-            cell.pointwise = twin.twin_pointwise
-        return len(cells)
-
-    twin.use_twin = step_only if step_loop else whole
-    try:
+    with mode(name):
         data = CogScaleData.from_build(build_task(task, "small", seed=0))
         build = model_builder({"name": "xlstm", "preset": "cogscale-paper", "budget": budget}, data.input_size,
                               data.output_size)
         start = time.process_time()
         _, fit = fit_cogscale(build, data, CogScaleProtocol(learning_rate=1e-3, max_epochs=epochs, patience=0), seed=0)
         return time.process_time() - start, fit.metrics["test_score"]
-    finally:
-        twin.use_twin = whole
 
 
 def main() -> None:
@@ -72,16 +88,16 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=10)
     args = parser.parse_args()
     torch.set_num_threads(1)
-    print("| heads × head_dim | step loop (ms) | sequence (ms) | speed-up |\n|---|---|---|---|")
+    print("| heads × head_dim | " + " | ".join(f"{m} (ms)" for m in MODES) + " |\n|---|---|---|---|")
     for heads, head_dim in ((4, 1), (4, 4), (4, 20)):  # CogScale's xLSTM 1k, 10k and 100k sLSTMs
-        step, whole = loop_ms(True, heads, head_dim), loop_ms(False, heads, head_dim)
-        print(f"| {heads} × {head_dim} | {step:.1f} | {whole:.1f} | {step / whole:.2f}x |", flush=True)
-    print(f"\n| task | budget | step loop: CPU s, test | sequence: CPU s, test | speed-up |\n|---|---|---|---|---|")
+        print(f"| {heads} × {head_dim} | " + " | ".join(f"{loop_ms(m, heads, head_dim):.1f}" for m in MODES) + " |",
+              flush=True)
+    print("\n| task | budget | " + " | ".join(f"{m}: CPU s, test" for m in MODES) + " |\n|---|---|---|---|---|")
     for task in ("adding_problem", "discrete_postcasting", "selective_copy"):
         for budget in (1000, 10000, 100000):
-            (s_step, t_step), (s_whole, t_whole) = (fit_seconds(flag, task, budget, args.epochs) for flag in (True, False))
-            print(f"| {task} | {budget // 1000}k | {s_step:.2f}, {t_step:.4f} | {s_whole:.2f}, {t_whole:.4f} | "
-                  f"{s_step / s_whole:.2f}x |", flush=True)
+            cells = (fit_seconds(m, task, budget, args.epochs) for m in MODES)
+            print(f"| {task} | {budget // 1000}k | " + " | ".join(f"{s:.2f}, {t:.4f}" for s, t in cells) + " |",
+                  flush=True)
 
 
 if __name__ == "__main__":

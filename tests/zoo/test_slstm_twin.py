@@ -10,7 +10,13 @@ pytest.importorskip("xlstm")
 from xlstm.blocks.slstm.src.vanilla import slstm_forward, slstm_pointwise_function_registry  # noqa: E402
 
 from rote_hf.zoo import build_model  # noqa: E402
-from rote_hf.zoo.families.slstm_twin import twin_pointwise, twin_sequence  # noqa: E402
+from rote_hf.zoo.families.slstm_twin import (  # noqa: E402
+    _interpreted,
+    _sequence_backward,
+    _sequence_forward,
+    twin_pointwise,
+    twin_sequence,
+)
 
 VANILLA = slstm_pointwise_function_registry["slstm"]
 
@@ -83,6 +89,25 @@ def test_the_twin_loop_equals_the_twin_step_loop(heads, head_dim, bias_f):
                          torch.autograd.grad(loop[:3], [x, recurrent, bias], cotangent)):
         assert torch.isfinite(got).all()
         torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("heads, head_dim, bias_f", [(4, 1, float("nan")), (4, 5, None)])
+def test_torchscript_runs_the_loops_bit_for_bit(heads, head_dim, bias_f):
+    """The loops run under TorchScript's interpreter for speed; it must change no bit, NaN forget
+    bias included, on later calls too (past the interpreter's first runs)."""
+    x, recurrent, bias = (t.detach() for t in _inputs(bias_f=bias_f, heads=heads, head_dim=head_dim))
+    states = torch.zeros(4, x.shape[1], heads * head_dim)
+    r_t = recurrent.transpose(1, 2).reshape(1, heads, head_dim, 4 * head_dim)
+    forward_args = (x, states, r_t, bias, heads, 4)
+    want = _sequence_forward(*forward_args)
+    d_out = torch.randn(want[0].shape, generator=torch.Generator().manual_seed(3))
+    want_grads = _sequence_backward(d_out, *want, recurrent)
+    for _ in range(3):
+        got = _interpreted(_sequence_forward, *forward_args)
+        got_grads = _interpreted(_sequence_backward, d_out, *got, recurrent)
+        for a, b in zip(got + got_grads, want + want_grads):
+            torch.testing.assert_close(a, b, rtol=0, atol=0, equal_nan=True)
+    assert torch.isfinite(got[0]).all() and got_grads[0].abs().sum() > 0
 
 
 def test_the_models_sequences_run_through_the_twin_loop():

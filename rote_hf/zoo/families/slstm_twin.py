@@ -27,10 +27,15 @@ states in bfloat16, the twin in the input's dtype (float32).
 written out (:class:`_KernelSequence`), as the CUDA kernel runs it. Its states equal the library's
 loop over the twin step bit for bit and its gradients to float rounding (the weight gradients are
 summed over time in one product); it skips autograd's ~20 graph nodes per step and runs the
-CogScale xLSTM fits 1.05-2.3x faster on CPU (benchmarks/slstm_twin_speed.md).
+CogScale xLSTM fits 1.05-2.3x faster on CPU. Both loops run under TorchScript's interpreter
+(:func:`_interpreted`), bit for bit as Python would run them, the loops 1.2-1.75x and the fits
+about 7 % faster again (benchmarks/slstm_twin_speed.md).
 """
 
 from __future__ import annotations
+
+import functools
+import warnings
 
 import torch
 import torch.nn.functional as F
@@ -54,7 +59,7 @@ def _kernel_step_values(raw, c, n, m):
     return y_new, c_new, n_new, m_new, (i_gate, f_gate, f_raw, z_val, o_gate)
 
 
-def _kernel_step_grads(dy, dc, dn, gates, c, n, n_new, y_new):
+def _kernel_step_grads(dy, dc, dn, gates: list[torch.Tensor], c, n, n_new, y_new):
     """The kernel's hand-written backward of one step (``m`` held constant). dy, dc, dn: gradients
     into the new y, c, n; ``gates`` as :func:`_kernel_step_values` returns them; c, n the old state.
     Returns (d_raw (batch, 4, hidden), gradient into the old c, gradient into the old n)."""
@@ -111,6 +116,66 @@ def twin_pointwise(Wx: torch.Tensor, Ry: torch.Tensor, b: torch.Tensor, states: 
     return torch.stack((y_new, c_new, n_new, m_new)), gates
 
 
+def _sequence_forward(x: torch.Tensor, states0: torch.Tensor, r_t: torch.Tensor, b: torch.Tensor, heads: int,
+                      gates: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The kernel's loop forward: x (time, batch, 4 * hidden), states0 (4, batch, hidden), r_t the
+    recurrent weights laid out as the library's loop uses them (1, heads, head_dim, 4 * head_dim).
+    Returns all states (4, time + 1, batch, hidden) and each step's (i, f, f_raw, tanh(z), o)
+    (5, time, batch, hidden)."""
+    batch = x.size(1)
+    y, c, n, m = states0[0], states0[1], states0[2], states0[3]
+    states = [[y], [c], [n], [m]]
+    kept: list[list[torch.Tensor]] = [[], [], [], [], []]
+    for x_t in x.unbind(0):
+        ry = (y.reshape(batch, heads, 1, -1).matmul(r_t).reshape(batch, heads, gates, -1)
+              .transpose(1, 2).reshape(batch, -1))
+        raw = (x_t + ry + b).view(batch, 4, -1)
+        y, c, n, m, keep = _kernel_step_values(raw, c, n, m)
+        for k, v in enumerate((y, c, n, m)):
+            states[k].append(v)
+        for k, v in enumerate(keep):
+            kept[k].append(v)
+    return torch.stack([torch.stack(s) for s in states]), torch.stack([torch.stack(k) for k in kept])
+
+
+def _sequence_backward(d_out: torch.Tensor, out: torch.Tensor, saved: torch.Tensor,
+                       R: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """The kernel's backward through time, from the gradients into all states d_out (4, time + 1,
+    batch, hidden) and what :func:`_sequence_forward` returned; R: (heads, 4 * head_dim, head_dim).
+    Returns the pre-activation gradients (time, batch, 4, hidden) and those into the initial y, c, n."""
+    steps, batch, hidden = out.size(1) - 1, out.size(2), out.size(3)
+    heads, head_dim = R.size(0), R.size(2)
+    d_raws: list[torch.Tensor] = []
+    dy, dc, dn = d_out[0, steps], d_out[1, steps], d_out[2, steps]
+    for t in range(steps - 1, -1, -1):
+        d_raw, d_c, d_n = _kernel_step_grads(dy, dc, dn, saved[:, t].unbind(0), out[1, t], out[2, t],
+                                             out[2, t + 1], out[0, t + 1])
+        d_raws.append(d_raw)
+        # back through ry = y_{t-1} R: (batch, gates, heads, head_dim) -> per head (batch, gates * head_dim)
+        d_ry = d_raw.view(batch, 4, heads, head_dim).transpose(1, 2).reshape(batch, heads, -1)
+        dy = d_out[0, t] + torch.bmm(d_ry.transpose(0, 1), R).transpose(0, 1).reshape(batch, hidden)
+        dc = d_out[1, t] + d_c
+        dn = d_out[2, t] + d_n
+    d_raws.reverse()
+    return torch.stack(d_raws), dy, dc, dn
+
+
+@functools.cache
+def _compiled(loop):
+    with warnings.catch_warnings():  # torch 2.13 calls torch.jit.script deprecated; it is still there
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return torch.jit.script(loop)
+
+
+def _interpreted(loop, *args):
+    """Run ``loop`` (one of the two above) compiled by TorchScript and interpreted without graph
+    optimisation: the same ATen operations in the same order as Python runs them, so the same bits
+    (nothing is fused, on any device), at less overhead per operation; the loops are ~20 small
+    operations a step, so that overhead is most of their cost (benchmarks/slstm_twin_speed.md)."""
+    with torch.jit.optimized_execution(False):
+        return _compiled(loop)(*args)
+
+
 class _KernelSequence(torch.autograd.Function):
     """The whole sLSTM loop with the kernel's step, forward and backward through time by hand, as
     the CUDA kernel runs it: no autograd graph of ~20 nodes per step.
@@ -125,23 +190,10 @@ class _KernelSequence(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, states0, R, b):
-        steps, batch, _ = x.shape
         heads, gate_dim, head_dim = R.shape
         gates = gate_dim // head_dim
-        hidden = heads * head_dim
         r_t = R.transpose(1, 2).reshape(1, heads, head_dim, gates * head_dim)  # as the library's loop
-        out = x.new_empty(4, steps + 1, batch, hidden)
-        out[:, 0] = states0
-        saved = x.new_empty(5, steps, batch, hidden)  # i, f, f_raw, tanh(z), o of every step
-        for t in range(steps):
-            y, c, n, m = out[:, t]
-            ry = (y.reshape(batch, heads, 1, -1).matmul(r_t).reshape(batch, heads, gates, -1)
-                  .transpose(1, 2).reshape(batch, -1))
-            raw = (x[t] + ry + b).view(batch, 4, -1)
-            y_new, c_new, n_new, m_new, keep = _kernel_step_values(raw, c, n, m)
-            out[0, t + 1], out[1, t + 1], out[2, t + 1], out[3, t + 1] = y_new, c_new, n_new, m_new
-            for k, v in enumerate(keep):
-                saved[k, t] = v
+        out, saved = _interpreted(_sequence_forward, x, states0, r_t, b, heads, gates)
         ctx.save_for_backward(out, saved, R)
         return out
 
@@ -151,20 +203,8 @@ class _KernelSequence(torch.autograd.Function):
         out, saved, R = ctx.saved_tensors
         _, steps1, batch, hidden = out.shape
         steps = steps1 - 1
-        heads, gate_dim, head_dim = R.shape
-        d_raw_all = out.new_empty(steps, batch, 4, hidden)
-        dy = d_out[0, steps].clone()
-        dc = d_out[1, steps].clone()
-        dn = d_out[2, steps].clone()
-        for t in range(steps - 1, -1, -1):
-            d_raw, d_c, d_n = _kernel_step_grads(dy, dc, dn, saved[:, t], out[1, t], out[2, t], out[2, t + 1],
-                                                 out[0, t + 1])
-            d_raw_all[t] = d_raw
-            # back through ry = y_{t-1} R: (batch, gates, heads, head_dim) -> per head (batch, gates * head_dim)
-            d_ry = d_raw.view(batch, 4, heads, head_dim).transpose(1, 2).reshape(batch, heads, -1)
-            dy = d_out[0, t] + torch.bmm(d_ry.transpose(0, 1), R).transpose(0, 1).reshape(batch, hidden)
-            dc = d_out[1, t] + d_c
-            dn = d_out[2, t] + d_n
+        heads, _, head_dim = R.shape
+        d_raw_all, dy, dc, dn = _interpreted(_sequence_backward, d_out, out, saved, R)
         d_x = d_raw_all.reshape(steps, batch, 4 * hidden)
         d_b = d_x.sum((0, 1))
         y_prev = out[0, :steps].reshape(steps * batch, heads, head_dim)
