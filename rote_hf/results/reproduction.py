@@ -290,10 +290,11 @@ def markdown_report(report, cell_table, provenance: dict | None, *, plot: str | 
         return "\n".join(lines) + "\n"
     h, h_all = headline(report), headline(report, exclude=())
     partial = int((report["n_ours"] < 10).sum())
+    short = (f", {partial} of them with fewer than 10 of our runs (still running, or diverged and stored as failed)"
+             if partial else "")
     lines += [f"**Headline**: {fraction_text(h)} of the tested non-ESN groups agree within 2 standard errors "
               f"(all groups including the ESN: {fraction_text(h_all)}); {h_all['groups']} groups of "
-              f"(task, difficulty, budget, model, learning rate) have runs on both sides"
-              + (f", {partial} of them with fewer than 10 of our runs (still running, or diverged and stored as failed)" if partial else "") + ".", ""]
+              f"(task, difficulty, budget, model, learning rate) have runs on both sides{short}.", ""]
     for by in ("model", "category", "difficulty"):
         lines += [f"### Agreement by {by}", "", _md_table(summary(report, by), [by, "groups", "tested", "agree", "fraction"]), ""]
     bad = worst(report, k)
