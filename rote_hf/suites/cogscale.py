@@ -193,6 +193,8 @@ class CogScaleSuite(Suite):
             settings.update(published_hyperparameters=dict(published))
         if protocol is not None:
             settings.update({k: getattr(protocol, k) for k in protocol.__dataclass_fields__}, optimizer="Adam")
+            if protocol.on_divergence == "fail":  # the default, unwritten: rows stay as before the field existed
+                del settings["on_divergence"]
         return ResultRow(
             run_id=spec.run_id, suite=self.name, task=spec.task, **self.spec_columns(spec),
             task_params=dict(spec.task_params), param_count=trainable_parameters(model),

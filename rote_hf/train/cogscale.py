@@ -9,6 +9,12 @@ test run in chunks of 10. Multi-label: the threshold is tuned on validation over
 ``linspace(0.01, 0.99, 100)`` to maximise exact-match accuracy (the reference's choice) and
 the test score is label-wise at that threshold; ``best_val_score`` is at threshold 0.5.
 
+Divergence (``on_divergence``): ``"fail"`` (default) records a fit whose training loss is not
+finite as failed. ``"continue"`` is the reference's ``run.py``, which never checks the loss:
+training goes on with the non-finite weights, their validation scores are compared like any
+other, and the best weights are restored; the fit fails only when its test score is not finite.
+The paper says nothing of divergence; both give the same fit when the loss stays finite.
+
 ESN (``fit_esn``): a seeded reservoir (the reference's is not) with a closed-form ridge readout
 fitted only on the T steps; the ridge is chosen from 1e-1 … 1e-9 on the validation score.
 
@@ -26,6 +32,8 @@ from rote_hf.train.device import now
 
 RIDGE_GRID = tuple(10.0 ** -i for i in range(1, 10))  # 1e-1 … 1e-9
 THRESHOLDS_N = 100
+#: What a fit does when its training loss is not finite (module docstring).
+ON_DIVERGENCE = ("fail", "continue")
 
 
 @dataclass(frozen=True)
@@ -37,8 +45,11 @@ class CogScaleProtocol:
     max_epochs: int = 200
     patience: int = 10
     eval_chunk: int = 10
+    on_divergence: str = "fail"
 
     def __post_init__(self) -> None:
+        if self.on_divergence not in ON_DIVERGENCE:
+            raise ValueError(f"on_divergence must be one of {ON_DIVERGENCE}, got {self.on_divergence!r}")
         if not isinstance(self.learning_rate, (int, float)) or not self.learning_rate > 0:
             raise ValueError(f"learning_rate must be a number > 0, got {self.learning_rate!r}")
         for name in ("batch_size", "max_epochs", "eval_chunk"):
@@ -179,7 +190,9 @@ def fit_cogscale(build_model: Callable[[], Any], data: CogScaleData, protocol: C
     """Train a fresh model (built right after ``torch.manual_seed(seed)``) under the CogScale protocol.
 
     ``build_model()`` returns an ``nn.Module`` mapping (B, time, in) floats to (B, time, out).
-    A non-finite training loss raises ``ValueError`` (the run is recorded as failed).
+    A non-finite training loss raises ``ValueError`` (the run is recorded as failed); with
+    ``protocol.on_divergence == "continue"`` training goes on as the reference's did, the first
+    such epoch is ``metrics["diverged_epoch"]``, and only a non-finite test score raises.
     """
     import numpy as np
     import torch
@@ -202,6 +215,7 @@ def fit_cogscale(build_model: Callable[[], Any], data: CogScaleData, protocol: C
         y_valid = gather_steps(data.Y_valid, data.T_valid)
         start = now(device)
         best, best_state, best_epoch, bad, epoch = math.inf, None, 0, 0, 0
+        diverged_epoch = None
         history: list[tuple[float, float]] = []
         for epoch in range(1, protocol.max_epochs + 1):
             model.train()
@@ -214,7 +228,12 @@ def fit_cogscale(build_model: Callable[[], Any], data: CogScaleData, protocol: C
                 loss.backward()
                 optimizer.step()
                 step_losses.append(loss.detach())
-            losses = finite_losses(step_losses, epoch)  # one host read per epoch, not per step
+            if protocol.on_divergence == "fail":
+                losses = finite_losses(step_losses, epoch)  # one host read per epoch, not per step
+            else:
+                losses = torch.stack(step_losses).tolist()
+                if diverged_epoch is None and not all(map(math.isfinite, losses)):
+                    diverged_epoch = epoch
             valid_pred = gather_steps(predict(model, X_valid, protocol.eval_chunk, device), data.T_valid)
             val_score = score_steps(y_valid, valid_pred, cat)
             history.append((sum(losses) / len(losses), val_score))
@@ -228,6 +247,11 @@ def fit_cogscale(build_model: Callable[[], Any], data: CogScaleData, protocol: C
         if protocol.patience > 0 and best_state is not None:
             model.load_state_dict(best_state)
         metrics = _final_scores(model, data, protocol.eval_chunk, device, best)
+        if diverged_epoch is not None:
+            if not math.isfinite(metrics["test_score"]):
+                raise ValueError(f"training loss is not finite from epoch {diverged_epoch} and the test score is "
+                                 f"{metrics['test_score']} (on_divergence='continue'): diverged")
+            metrics["diverged_epoch"] = float(diverged_epoch)
         train_time = now(device) - start
     return model, CogScaleFit(metrics=metrics, epochs=epoch, best_epoch=best_epoch, train_time_s=train_time,
                               history=history)

@@ -14,7 +14,8 @@ of its own, exactly as in the one-run path:
 - early stopping, best-weight restore and (multi-label) threshold tuning; a stopped member
   leaves the fleet (its tensors are dropped from the stacks) while the others go on;
 - divergence: a non-finite training loss marks that member failed (checked once per epoch, so
-  no host sync per step); the others are untouched, because no operation mixes members.
+  no host sync per step); the others are untouched, because no operation mixes members. A fleet
+  whose protocol says ``on_divergence: continue`` fits its members one at a time.
 
 Equality with the one-run path is to float rounding: batched matrix products sum in another
 order (differences ~1e-7 per step), so rare chaotic fits can drift; benchmarks/fleet_equality.md
@@ -294,9 +295,10 @@ def fit_cogscale_fleet(build_model: Callable[[], Any], members: Sequence[CogScal
     _check_shared(members)
     built = [_member_generator(m.seed, build_model, device) for m in members]
     forward = fleet_forward(built[0][0])
-    if forward is None:  # no batched twin for this family: the one-run path, one member at a time
-        return [_one_run(build_model, m, device) for m in members]
     first, cat = members[0].protocol, members[0].data.category
+    # no batched twin for this family, or training on through divergence: the one-run path, one at a time
+    if forward is None or first.on_divergence != "fail":
+        return [_one_run(build_model, m, device) for m in members]
     models = [b[0] for b in built]
     gens = [b[1] for b in built]
     drop_gens = [_dropout_generator(m.seed, g, device) for m, g in zip(members, gens)]
@@ -434,7 +436,7 @@ def _check_shared(members: Sequence[CogScaleMember]) -> None:
     for m in members:
         if not isinstance(m, CogScaleMember):
             raise TypeError(f"members must be CogScaleMember, got {type(m).__name__}")
-        for name in ("batch_size", "max_epochs", "patience", "eval_chunk"):
+        for name in ("batch_size", "max_epochs", "patience", "eval_chunk", "on_divergence"):
             if getattr(m.protocol, name) != getattr(first.protocol, name):
                 raise ValueError(f"members must share protocol.{name}; got {getattr(m.protocol, name)!r} and "
                                  f"{getattr(first.protocol, name)!r}")
