@@ -6,8 +6,9 @@ Our CogScale protocol records a fit whose training loss is not finite as failed
 (``on_divergence: fail``). The reference's ``run.py`` never checks the loss: training goes on with
 the non-finite weights and early stopping restores the best weights from before
 (``on_divergence: continue``, :mod:`rote_hf.train.cogscale`). This script takes the Mamba runs of
-``cogscale_paper`` shipped as failed (the xLSTM ones, shipped later, are not covered yet), trains each again with ``on_divergence: continue`` (config
-name ``cogscale_paper_continue``; same task, model, seed and learning rate) into a results store
+``cogscale_paper`` shipped as failed (the xLSTM ones, shipped later, are not covered yet), trains
+each again with ``on_divergence: continue`` (config name ``cogscale_paper_continue``; same task,
+model, seed and learning rate) into a results store
 beside this file (resumable: finished runs are kept), and writes ``divergence_continue.md``: each
 run, and each affected group compared with the published runs with the failed runs left out (as
 shipped) and with these rows in their place.
@@ -28,7 +29,8 @@ GROUP = ["task", "difficulty", "budget", "model", "learning_rate"]
 
 
 def continue_specs() -> list:
-    """The shipped failed Mamba runs of ``cogscale_paper`` (xLSTM's are not retrained yet) as specs with ``on_divergence: continue``."""
+    """The shipped failed Mamba runs of ``cogscale_paper`` (xLSTM's are not retrained yet) as specs
+    with ``on_divergence: continue``."""
     from rote_hf.results.shipped import shipped_provenance
     from rote_hf.train.config import SweepConfig, expand
 
@@ -47,7 +49,7 @@ def report(store: Path) -> str:
     from rote_hf.results import load
     from rote_hf.results.aggregate import reproduction_report
     from rote_hf.results.reproduction import paired_runs
-    from rote_hf.results.shipped import shipped_frame, shipped_provenance
+    from rote_hf.results.shipped import shipped_frame
 
     rows = load(store)
     rows = rows[rows.config_name == CONFIG_NAME].sort_values(["task", "run"])
@@ -56,9 +58,9 @@ def report(store: Path) -> str:
     # the groups of the diverged runs, with these rows beside the shipped ones of the same groups
     keys = rows[["task", "config", "budget", "model", "learning_rate"]].drop_duplicates()
     keys.columns = GROUP
-    both = reproduction_report(pd.concat([shipped, rows], ignore_index=True), config_name=None)
-    as_shipped = as_shipped.merge(keys.assign(model="Mamba"), on=GROUP)
-    both = both.merge(keys.assign(model="Mamba"), on=GROUP)
+    keys = keys.assign(model="Mamba")  # the report's (published) model name
+    both = reproduction_report(pd.concat([shipped, rows], ignore_index=True), config_name=None).merge(keys, on=GROUP)
+    as_shipped = as_shipped.merge(keys, on=GROUP)
     out = [
         "# The diverged reproduction runs under the reference's divergence handling",
         "",
@@ -89,7 +91,7 @@ def report(store: Path) -> str:
                    f"{f'{r.score:.4f}' if r.status == 'ok' else r.error.splitlines()[0]} | "
                    f"{'–' if twin is None else f'{twin:.4f}'} |")
     equal = sum(abs(r.score - twins.get((r.task, r.run), float("nan"))) <= 1e-6 for _, r in rows.iterrows())
-    kept = paired_runs(shipped).merge(keys.assign(model="Mamba"), on=GROUP)
+    kept = paired_runs(shipped).merge(keys, on=GROUP)
     out += ["", f"{equal} of {len(rows)} test scores equal their published twin's within 1e-6; for comparison, "
             f"{int((kept['diff'].abs() <= 1e-6).sum())} of the {len(kept)} shipped runs of the same groups do "
             "(ours is Mamba in pure torch on the CPU, the published runs used mamba_ssm's CUDA kernels)."]
