@@ -5,7 +5,7 @@
 Our CogScale protocol records a fit whose training loss is not finite as failed
 (``on_divergence: fail``). The reference's ``run.py`` never checks the loss: training goes on with
 the non-finite weights and early stopping restores the best weights from before
-(``on_divergence: continue``, :mod:`rote_hf.train.cogscale`). This script takes the Mamba runs of
+(``on_divergence: continue``, :mod:`rote_hf.protocols.cogscale`). This script takes the Mamba runs of
 ``cogscale_paper`` shipped as failed (the xLSTM ones, shipped later, are not covered yet), trains
 each again with ``on_divergence: continue`` (config name ``cogscale_paper_continue``; same task,
 model, seed and learning rate) into a results store

@@ -44,8 +44,8 @@ def main() -> None:
 
     from rote_hf.cogscale import build_task
     from rote_hf.results.published import cogscale_esn_hyperparameters_for, cogscale_run_rows
-    from rote_hf.train.cogscale import CogScaleData, fit_esn
-    from rote_hf.train.suites import model_builder
+    from rote_hf.protocols.cogscale import CogScaleData, fit_esn
+    from rote_hf.suites.execution import model_builder
 
     torch.set_num_threads(1)
     published = {}

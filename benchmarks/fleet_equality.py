@@ -42,9 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from rote_hf.cogscale import build_task
-    from rote_hf.train.cogscale import CogScaleData, CogScaleProtocol, fit_cogscale
-    from rote_hf.train.fleet import CogScaleMember, fit_cogscale_fleet
-    from rote_hf.train.suites import model_builder
+    from rote_hf.protocols.cogscale import CogScaleData, CogScaleProtocol, fit_cogscale
+    from rote_hf.protocols.fleet import CogScaleMember, fit_cogscale_fleet
+    from rote_hf.suites.execution import model_builder
 
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
     records = []

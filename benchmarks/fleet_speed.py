@@ -43,9 +43,9 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from rote_hf.cogscale import build_task
-    from rote_hf.train.cogscale import CogScaleData, CogScaleProtocol, fit_cogscale
-    from rote_hf.train.fleet import CogScaleMember, fit_cogscale_fleet
-    from rote_hf.train.suites import model_builder
+    from rote_hf.protocols.cogscale import CogScaleData, CogScaleProtocol, fit_cogscale
+    from rote_hf.protocols.fleet import CogScaleMember, fit_cogscale_fleet
+    from rote_hf.suites.execution import model_builder
 
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
     n_members = max(args.fleets + [args.baseline_runs])
@@ -96,9 +96,9 @@ def profile(task: str, epochs: int, model: str = "gru", budget: int = 1000, k: i
     from torch.profiler import profile as torch_profile
 
     from rote_hf.cogscale import build_task
-    from rote_hf.train.cogscale import CogScaleData, CogScaleProtocol
-    from rote_hf.train.fleet import CogScaleMember, fit_cogscale_fleet
-    from rote_hf.train.suites import model_builder
+    from rote_hf.protocols.cogscale import CogScaleData, CogScaleProtocol
+    from rote_hf.protocols.fleet import CogScaleMember, fit_cogscale_fleet
+    from rote_hf.suites.execution import model_builder
 
     datas = [CogScaleData.from_build(build_task(task, "small", seed=s)) for s in range(10)]
     build = model_builder({"name": model, "preset": "cogscale-paper", "budget": budget}, datas[0].input_size,

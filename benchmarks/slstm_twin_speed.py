@@ -71,8 +71,8 @@ def loop_ms(name: str, heads: int, head_dim: int, repeats: int = 20) -> float:
 
 def fit_seconds(name: str, task: str, budget: int, epochs: int) -> tuple[float, float]:
     from rote_hf.cogscale import build_task
-    from rote_hf.train.cogscale import CogScaleData, CogScaleProtocol, fit_cogscale
-    from rote_hf.train.suites import model_builder
+    from rote_hf.protocols.cogscale import CogScaleData, CogScaleProtocol, fit_cogscale
+    from rote_hf.suites.execution import model_builder
 
     with mode(name):
         data = CogScaleData.from_build(build_task(task, "small", seed=0))

@@ -33,7 +33,7 @@ def _clock(device: str):
     """CPU seconds on the CPU; on CUDA wall seconds read after synchronising *that* device."""
     if torch.device(device).type == "cpu":
         return time.process_time
-    from rote_hf.train.device import now, warm_up
+    from rote_hf.protocols.device import now, warm_up
 
     warm_up(device)
     return lambda: now(device)

@@ -31,7 +31,7 @@ from rote_hf.leaderboard import (  # noqa: E402
     parse_submission, rote_board, store_submission,
 )
 from rote_hf.leaderboard import plots  # noqa: E402
-from rote_hf.leaderboard.tables import RUNS, filter_rote, rote_frame  # noqa: E402
+from rote_hf.boards.tables import RUNS, filter_rote, rote_frame  # noqa: E402
 from rote_hf.results.schema import SOURCES  # noqa: E402
 from rote_hf.zoo.display import DISPLAY_NAMES, display_name  # noqa: E402
 from rote_hf.leaderboard.reproduction import (  # noqa: E402

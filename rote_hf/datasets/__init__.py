@@ -2,7 +2,7 @@
 
 Each module exposes ``build(root, *, progress, config=None)`` (``config`` only where the
 dataset has selectable parts) that writes ``<root>/rote/<repo>/`` through the mirror writer of
-:mod:`rote_hf.hub.mirror`; its card template is the ``.md`` file of the same name beside it.
+:mod:`rote_hf.mirror.repo`; its card template is the ``.md`` file of the same name beside it.
 Modules: :mod:`~rote_hf.datasets.rote_seeds`, :mod:`~rote_hf.datasets.cogscale` (with the
 ``datasets`` views of the tasks in :mod:`~rote_hf.datasets.cogscale_hf`) and
 :mod:`~rote_hf.datasets.oeis_mdl`.

@@ -1,7 +1,7 @@
 """Build target ``cogscale``: the dataset repo ``rote/cogscale`` (one config per task and difficulty).
 
 Each (config, split) is generated chunk by chunk and streamed to Parquet
-(:func:`rote_hf.hub.mirror_stream.write_streaming_repo`), so memory stays bounded whatever the
+(:func:`rote_hf.mirror.stream.write_streaming_repo`), so memory stays bounded whatever the
 difficulty. By default small and medium are built (28 configs, fast); ``config="large"`` or
 ``"all"`` adds the large ones, a single name builds one config. Configs already in the repo
 and not rebuilt are kept byte for byte.
@@ -16,8 +16,10 @@ from pathlib import Path
 import yaml
 
 from rote_hf.cogscale import DIFFICULTIES, TASKS, resolve_params
-from rote_hf.hub.mirror import BuiltRepo, repo_dir
-from rote_hf.hub.mirror_stream import KeptSplit, StreamedSplit, write_streaming_repo
+from rote_hf.datasets.cogscale_card import card_body
+from rote_hf.datasets.cogscale_hf import HF_SPLITS, features, split_tables
+from rote_hf.mirror.repo import BuiltRepo, repo_dir
+from rote_hf.mirror.stream import KeptSplit, StreamedSplit, write_streaming_repo
 
 REPO = "cogscale"
 SEED = 0
@@ -51,8 +53,6 @@ def parse_config(config: str | None) -> list[str]:
 
 def config_splits(task: str, difficulty: str, seed: int = SEED) -> dict[str, StreamedSplit]:
     """``{split: StreamedSplit}`` of one config (nothing is generated until written)."""
-    from rote_hf.datasets.cogscale_hf import HF_SPLITS, features, split_tables
-
     feats = features(task, difficulty)
     return {
         split: StreamedSplit(feats, partial(split_tables, task, difficulty, seed, split))
@@ -80,8 +80,6 @@ def _plain(value):
 
 def _existing(root: Path, skip: list[str]) -> dict[str, dict[str, KeptSplit]]:
     """Configs already in the repo and not being rebuilt, kept as their Parquet files."""
-    from rote_hf.datasets.cogscale_hf import features
-
     target = repo_dir(root, REPO)
     readme = target / "README.md"
     if not readme.exists():
@@ -103,8 +101,6 @@ def _existing(root: Path, skip: list[str]) -> dict[str, dict[str, KeptSplit]]:
 def build(root: Path, *, progress: bool = True, config: str | None = None) -> BuiltRepo:
     """Write ``<root>/rote/cogscale/``; see the module docstring for ``config``."""
     from tqdm.auto import tqdm
-
-    from rote_hf.datasets.cogscale_card import card_body
 
     selected = parse_config(config)
     configs: dict = _existing(Path(root), selected)

@@ -9,6 +9,7 @@ from importlib import resources
 import numpy as np
 
 from rote_hf.cogscale import DIFFICULTIES, PRESETS, TASKS, build_task
+from rote_hf.cogscale.cross_situation import grammar
 
 # tiny parameters for the illustrations (one sample, seed 0)
 _TINY = {
@@ -42,8 +43,6 @@ def illustrate(name: str) -> str:
         x = d["X_train"][0, :8, 0]
         return "x[t] (first feature): " + " ".join(f"{v:+.2f}" for v in x) + " ...\ny[t] = x[t + forecast_length]"
     if name == "cross_situation":
-        from rote_hf.cogscale.cross_situation import grammar
-
         p = PRESETS["small"][name]
         g = grammar(p["objects"], p["colors"], p["positions"])
         k = int(np.random.default_rng(0).integers(0, g.n_pairs))

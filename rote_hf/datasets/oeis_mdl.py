@@ -17,15 +17,16 @@ import random
 from importlib import resources
 from pathlib import Path
 
-from rote_hf.hub.mirror import BuiltRepo, refuse_config, write_dataset_repo
 from rote_hf.mdl import classical_corpus, spectrum
+from rote_hf.mdl.bigint import dumps_int_rows, dumps_json, format_int
 from rote_hf.mdl.controls import deception_controls, growth_controls, phase_controls, true_period, unplanted_controls
 from rote_hf.mdl.oeis_io import read_stripped, sample_records
+from rote_hf.mdl.sample import sample_header, sample_path
 from rote_hf.mdl.spectrum import Spectrum
-from rote_hf.mdl.bigint import dumps_int_rows, dumps_json, format_int
 from rote_hf.mdl.strata import LLM_K_NEXT, LLM_N_SHOWN, LLM_STRATA, format_summary, summarize_regimes
 from rote_hf.mdl.strata import stratum as classify
 from rote_hf.mdl.sweep import MdlSweepConfig, iter_sweep
+from rote_hf.mirror.repo import BuiltRepo, refuse_config, write_dataset_repo
 
 REPO = "oeis-mdl"
 ENV_STRIPPED = "ROTE_HF_OEIS_STRIPPED"
@@ -131,8 +132,6 @@ def control_rows(unplanted_trials: int = 40) -> list[dict]:
 def oeis_rows(stripped: str | os.PathLike | None = None, *, limit: int | None = None, workers: int = 1,
               progress: bool = False, config: MdlSweepConfig = MdlSweepConfig()) -> tuple[list[dict], dict]:
     """Sweep rows of the OEIS input (sorted by A-number) and provenance facts for the card."""
-    from rote_hf.mdl.sample import sample_header, sample_path
-
     path = Path(stripped) if stripped is not None else sample_path()
     records, rep = read_stripped(path, min_terms=config.min_terms)
     chosen = sorted(sample_records(records, min_terms=config.min_terms, limit=limit, seed=0), key=lambda r: r.anum)

@@ -11,7 +11,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rote_hf.hub.mirror import BuiltRepo, refuse_config, write_dataset_repo
+from rote_hf.mirror.repo import BuiltRepo, refuse_config, write_dataset_repo
 from rote_hf.symbolic import (
     ambiguity_rate,
     entropy_profile,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rote_hf.hub.targets import BUILD_TARGETS
+from rote_hf.hub.targets import BUILD_TARGETS, build
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,9 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from rote_hf.hub.targets import build
-
-    from rote_hf.hub.mirror import paste_lines
+    from rote_hf.mirror.repo import paste_lines  # lazy: imports yaml
 
     for repo in build(args.target, args.root, progress=not args.quiet, config=args.config):
         print(repo.summary())
@@ -45,9 +43,8 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from rote_hf.hub.mirror import paste_lines
-    from rote_hf.hub.targets import build
-    from rote_hf.symbolic.table1 import format_table1, table1
+    from rote_hf.mirror.repo import paste_lines  # lazy: imports yaml
+    from rote_hf.symbolic.table1 import format_table1, table1  # lazy: imports numpy
 
     print(f"Building the local mirror under {args.root.resolve()}/rote ...")
     for repo in build("all", args.root, progress=True):

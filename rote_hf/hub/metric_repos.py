@@ -22,8 +22,9 @@ import ast
 import re
 from pathlib import Path
 
-from rote_hf.hub.mirror import BuiltRepo, refuse_config, repo_dir, staged_repo
 from rote_hf.hub.sources import source_dir
+from rote_hf.mirror.repo import BuiltRepo, refuse_config, repo_dir, staged_repo
+import rote_hf
 
 METRIC_REPOS: tuple[str, ...] = ("dl_distance", "jw_distance", "exact_rollout", "confabulation", "cogscale_score")
 """Metric repos of the ``rote`` org, one ``evaluate`` module each."""
@@ -47,8 +48,6 @@ def sibling_name(module: str) -> str:
 
 def _module_file(sibling: str) -> Path:
     """The source file of rote_hf a generated sibling comes from."""
-    import rote_hf
-
     package = Path(rote_hf.__file__).resolve().parent
     stem = sibling[len(GENERATED_PREFIX):]
     if stem == "registry":

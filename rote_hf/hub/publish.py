@@ -28,8 +28,15 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from rote_hf.hub.mirror import BuiltRepo, repo_dir, write_dataset_repo
+from rote_hf.hub.metric_repos import METRIC_REPOS
+from rote_hf.hub.requirements import check_requirements
 from rote_hf.hub.space_repo import LEADERBOARD, build_leaderboard_space
+from rote_hf.hub.targets import BUILD_TARGETS, build
+from rote_hf.leaderboard.source import RESULTS_REPO_ENV
+from rote_hf.mirror.repo import BuiltRepo, repo_dir, write_dataset_repo
+from rote_hf.results import ResultStore
+from rote_hf.results.schema import arrow_schema
+from rote_hf.results.shipped import SHIPPED_CONFIGS, shipped_table
 
 RESULTS = "results"
 SPACE_SDKS = ("gradio", "streamlit", "docker", "static")
@@ -58,8 +65,6 @@ class PushError(RuntimeError):
 def _target_repos(target: str) -> list[str]:
     """Folder names a build target writes (by convention the target's name; ``metrics``: five)."""
     if target == "metrics":
-        from rote_hf.hub.metric_repos import METRIC_REPOS
-
         return list(METRIC_REPOS)
     return [target]
 
@@ -154,10 +159,7 @@ def build_results_repo(root: Path, results: str | os.PathLike | None) -> BuiltRe
     import pyarrow.compute as pc
     from datasets.table import InMemoryTable
 
-    from rote_hf.results import ResultStore
-    from rote_hf.results.published import paper_rows
-    from rote_hf.results.schema import arrow_schema
-    from rote_hf.results.shipped import SHIPPED_CONFIGS, shipped_table
+    from rote_hf.results.published import paper_rows  # lazy: imports numpy
 
     schema = arrow_schema()
     configs: dict[str, dict[str, datasets.Dataset]] = {}
@@ -181,8 +183,6 @@ def build_results_repo(root: Path, results: str | os.PathLike | None) -> BuiltRe
 def assemble(root: str | os.PathLike, *, results: str | os.PathLike | None = "results", rebuild: bool = False,
              progress: bool = False) -> list[HubRepo]:
     """Write every repo of the org into the mirror at ``root``; returns them (validated later)."""
-    from rote_hf.hub.targets import BUILD_TARGETS, build
-
     root = Path(root)
     names: list[str] = []
     for target in BUILD_TARGETS.names():
@@ -293,9 +293,6 @@ def validate_repo(repo: HubRepo):
 def check_repo(repo: HubRepo) -> list[str]:
     """Every offline check of ``repo`` (:func:`validate_repo`, and for Spaces the requirements);
     returns one line per check group for the report. ``ValueError`` on the first problem."""
-    from rote_hf.hub.metric_repos import METRIC_REPOS
-    from rote_hf.hub.requirements import check_requirements
-
     card = validate_repo(repo)
     lines = [f"card ok ({type(card).__name__})"]
     if repo.repo_type == "space":
@@ -317,8 +314,6 @@ def push(repos: list[HubRepo], org: str, *, token: str | None = None) -> list[st
     uploaded). Any upload failure raises :class:`PushError` with one line naming the repo.
     """
     from huggingface_hub import HfApi
-
-    from rote_hf.leaderboard.source import RESULTS_REPO_ENV
 
     if not isinstance(org, str) or not _ORG.match(org):
         raise ValueError(f"org must be a hub user or organisation name (letters, digits, '-', '_', '.'), got {org!r}")

@@ -24,8 +24,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _publish(args: argparse.Namespace) -> int:
-    from rote_hf.hub.mirror import paste_lines
-    from rote_hf.hub.publish import HUB_ONLY_CHECKS, OFFLINE_CHECKS, PushError, assemble, check_repo, push
+    from rote_hf.mirror.repo import paste_lines  # lazy: imports yaml
+    from rote_hf.hub.publish import HUB_ONLY_CHECKS, OFFLINE_CHECKS, PushError, assemble, check_repo, push  # lazy: imports yaml
 
     repos = assemble(args.root, results=args.results, rebuild=args.rebuild, progress=not args.quiet)
     for repo in repos:

@@ -16,8 +16,9 @@ import ast
 import shutil
 from pathlib import Path
 
-from rote_hf.hub.mirror import BuiltRepo, repo_dir, staged_repo
 from rote_hf.hub.sources import source_dir
+from rote_hf.mirror.repo import BuiltRepo, repo_dir, staged_repo
+import rote_hf
 
 LEADERBOARD = "leaderboard"
 SPACE_FILES = ("app.py", "llm_tab.py", "README.md", "requirements.txt")
@@ -27,8 +28,6 @@ _DATA_SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.py", ".*", "_bund
 
 
 def _package_root() -> Path:
-    import rote_hf
-
     return Path(rote_hf.__file__).resolve().parent
 
 

@@ -3,7 +3,7 @@
 Each entry is a lazy ``"module:function"`` in :data:`BUILD_TARGETS` (a
 :class:`rote_hf.registry.Registry`); the function takes the mirror root (``Path``) and the
 keywords ``progress: bool`` and ``config: str | None`` and returns a
-:class:`~rote_hf.hub.mirror.BuiltRepo` or a list of them. Imports are lazy so that the CLI
+:class:`~rote_hf.mirror.repo.BuiltRepo` or a list of them. Imports are lazy so that the CLI
 starts fast. Adding a dataset or metric repo is adding one line here.
 """
 

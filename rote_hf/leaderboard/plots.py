@@ -1,7 +1,7 @@
 """Data behind the leaderboard's plots (long-format DataFrames for Gradio's native Vega plots),
 and the CogScale cognitive radar as an SVG string (Gradio has no radar plot).
 
-ROTE (inputs: :func:`rote_hf.leaderboard.tables.rote_frame` rows after filtering, or the board):
+ROTE (inputs: :func:`rote_hf.boards.tables.rote_frame` rows after filtering, or the board):
 
 - :func:`complexity_curves`: DL and next-symbol accuracy vs LZW complexity ``c`` per model;
 - :func:`rollout_error_curves`: the paper's Figure 2, mean cumulative rollout error vs horizon;
@@ -51,7 +51,7 @@ def rollout_error_curves(frame):
     from the stored forecasts and targets of our runs (:func:`rote_hf.metrics.cumulative_error_curve`)."""
     import pandas as pd
 
-    from rote_hf.metrics import cumulative_error_curve
+    from rote_hf.metrics import cumulative_error_curve  # lazy: imports numpy, rapidfuzz
 
     rows = frame[(frame["status"] == "ok") & (frame["forecast"].str.len() > 0) & (frame["target"].str.len() > 0)]
     out = []
@@ -97,7 +97,7 @@ def dl_vs_params(board):
 # -- CogScale cognitive radar ---------------------------------------------------------------------------
 
 def _radar_tasks() -> tuple[str, ...]:
-    from rote_hf.cogscale.tasks import TASKS
+    from rote_hf.cogscale.tasks import TASKS  # lazy: imports numpy
 
     return tuple(TASKS)
 
@@ -200,7 +200,7 @@ LLM_STRATA_ORDER = ("clean", "revising", "wilderness", "all")
 
 
 def llm_bars(board, metric: str = "accuracy"):
-    """One bar per (stratum, series) of one rate column of :func:`rote_hf.leaderboard.tables.llm_board`:
+    """One bar per (stratum, series) of one rate column of :func:`rote_hf.boards.tables.llm_board`:
     columns ``bar`` (``"<stratum> | <series>"``), ``stratum``, ``model`` (series: the model id,
     ``(paper)`` or ``(submitted)`` added for those sources) and ``value``."""
     import pandas as pd

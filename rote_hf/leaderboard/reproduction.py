@@ -12,7 +12,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from rote_hf.leaderboard.tables import ALL
+from rote_hf.boards.tables import ALL
+from rote_hf.results.aggregate import reproduction_report
+from rote_hf.results.reproduction import cells, fraction_text, headline, summary, worst
 
 REPRODUCTION_MODELS = ("GRU", "LSTM", "xLSTM", "TransformerDecoder", "TransformerEncDec", "Mamba", "ESN")
 """The published model names, the choices of the view's model filter."""
@@ -51,9 +53,6 @@ def reproduction_view(df, *, view: str = "by model", model: str = ALL, difficult
     ``config`` against the published runs, filtered by published ``model`` name and
     ``difficulty`` (``"all"``: no filter)."""
     import pandas as pd
-
-    from rote_hf.results.aggregate import reproduction_report
-    from rote_hf.results.reproduction import cells, fraction_text, headline, summary, worst
 
     if view not in REPRODUCTION_VIEWS:
         raise ValueError(f"view must be one of {REPRODUCTION_VIEWS}, got {view!r}")

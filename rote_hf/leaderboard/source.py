@@ -20,6 +20,11 @@ import functools
 import os
 from pathlib import Path
 
+from rote_hf.leaderboard.validate import short, valid_rows
+from rote_hf.results import ResultStore, load
+from rote_hf.results.schema import COLUMNS, JSON_COLUMNS, arrow_schema, decode_json_columns
+from rote_hf.results.store import rows_to_frame
+
 RESULTS_REPO_ENV = "ROTE_RESULTS_REPO"
 RESULTS_CONFIG = "ours"
 
@@ -53,8 +58,6 @@ def _read_files(files: list[Path]):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from rote_hf.results.schema import COLUMNS, arrow_schema
-
     schema = arrow_schema()
     tables, notices = [], []
     for f in files:
@@ -66,8 +69,6 @@ def _read_files(files: list[Path]):
 
 
 def _store_files(results: str | os.PathLike) -> list[Path]:
-    from rote_hf.results import ResultStore
-
     runs = ResultStore(results).runs_dir
     return sorted(p for p in runs.glob("*.parquet") if not p.name.startswith(".")) if runs.is_dir() else []
 
@@ -75,8 +76,6 @@ def _store_files(results: str | os.PathLike) -> list[Path]:
 def _decode_rows(frame):
     """JSON columns decoded to dicts; a row whose JSON does not decode is dropped with a notice."""
     import json
-
-    from rote_hf.results.schema import JSON_COLUMNS
 
     keep, notices = [], []
     decoded = {name: [] for name in JSON_COLUMNS}
@@ -105,9 +104,6 @@ def load_board_rows(results: str | os.PathLike | None = "results", *, repo: str 
     rows shipped with the package (:mod:`rote_hf.results.shipped`)."""
     import pandas as pd
 
-    from rote_hf.leaderboard.validate import short, valid_rows
-    from rote_hf.results import load
-
     repo = repo if repo is not None else os.environ.get(RESULTS_REPO_ENV) or None
     notices: list[str] = []
     stored = []
@@ -122,8 +118,7 @@ def load_board_rows(results: str | os.PathLike | None = "results", *, repo: str 
     if shipped:
         paper = load(None, include_paper=True, decode_json=False)
     else:
-        from rote_hf.results.published import paper_rows
-        from rote_hf.results.store import rows_to_frame
+        from rote_hf.results.published import paper_rows  # lazy: imports numpy
 
         paper = rows_to_frame(paper_rows(), decode_json=False)
     if stored:
@@ -138,7 +133,6 @@ def load_board_rows(results: str | os.PathLike | None = "results", *, repo: str 
         ours = ours[~claimed].drop_duplicates(subset="run_id", keep="first")
     else:
         ours = paper.iloc[0:0]
-    from rote_hf.results.schema import decode_json_columns
 
     paper = decode_json_columns(paper)
     frame = pd.concat([f for f in (ours, paper) if len(f)] or [paper], ignore_index=True)

@@ -39,7 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from rote_hf.leaderboard.validate import RUN_ID_MAX, row_problem, short
-from rote_hf.results.schema import COLUMNS, JSON_COLUMNS, ResultRow
+from rote_hf.results import ResultStore
+from rote_hf.results.schema import COLUMNS, JSON_COLUMNS, ResultRow, arrow_schema
 
 MAX_BYTES = 2 * 1024 * 1024
 """Largest accepted upload (2 MiB)."""
@@ -253,9 +254,6 @@ def store_submission(rows: list[ResultRow], root: str | os.PathLike) -> list[Pat
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    from rote_hf.results import ResultStore
-    from rote_hf.results.schema import arrow_schema
 
     store = ResultStore(root)
     taken = sorted(r.run_id for r in rows if r.run_id in store.run_ids())

@@ -8,18 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from rote_hf.suites import SUITES, get_suite
+
 
 def suite_board(frame, suite: str, **filters: Any):
     """The board of ``suite`` (a name in :data:`rote_hf.suites.SUITES`) over ``frame`` (the
     DataFrame of :func:`rote_hf.results.load`, JSON columns decoded); ``filters`` are the suite
     board's own (e.g. ROTE ``n``/``c``/``track``, CogScale ``task``/``budget``)."""
-    from rote_hf.suites import get_suite
-
     return get_suite(suite).board(frame, **filters)
 
 
 def suite_names() -> list[str]:
     """The suites a board can be asked for."""
-    from rote_hf.suites import SUITES
-
     return SUITES.names()

@@ -113,8 +113,8 @@ def _budget_problem(row: Mapping[str, Any], *, required: bool) -> str | None:
 
 
 def _cogscale_check(row: Mapping[str, Any]) -> str | None:
-    from rote_hf.cogscale.presets import DIFFICULTIES
-    from rote_hf.cogscale.tasks import TASKS
+    from rote_hf.cogscale.presets import DIFFICULTIES  # lazy: imports numpy
+    from rote_hf.cogscale.tasks import TASKS  # lazy: imports numpy
 
     if row["task"] not in TASKS:
         return f"task must be one of the 14 CogScale tasks {sorted(TASKS)}, got {short(row['task'])}"

@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from rote_hf.results.provenance import utc_timestamp
+
 CACHE_FILE = "replies.jsonl"
 
 Identity = Mapping[str, Any]
@@ -77,7 +79,6 @@ class ReplyCache:
         """Store one reply (appends one line; the first reply for a key wins)."""
         if not isinstance(reply, str):
             raise TypeError(f"reply must be a str, got {type(reply).__name__}")
-        from rote_hf.results.provenance import utc_timestamp
 
         ident = {"model": identity} if isinstance(identity, str) else dict(identity)
         key = cache_key(ident, messages)

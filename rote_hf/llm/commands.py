@@ -9,6 +9,12 @@ import sys
 from pathlib import Path
 
 from rote_hf.argtypes import PLAIN_INT, int_in
+from rote_hf.command import run_command
+from rote_hf.llm import (
+    PromptConfig, RetryPolicy, evaluate_llm, format_table, items_from_rows, load_sample_rows, make_responder,
+    make_server, per_stratum,
+)
+from rote_hf.llm.runner import format_failures
 from rote_hf.mdl.strata import LLM_K_NEXT, LLM_N_SHOWN
 
 _FLOAT = re.compile(r"[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?|\.[0-9]+([eE][-+]?[0-9]+)?")
@@ -79,8 +85,6 @@ def run_query(args: argparse.Namespace) -> int:
     """Run the query command; errors propagate (the caller prints them in one line)."""
     _check_folder(args.results, "--results")
     _check_folder(args.cache, "--cache")
-    from rote_hf.llm import PromptConfig, RetryPolicy, evaluate_llm, format_table, items_from_rows, load_sample_rows
-    from rote_hf.llm import make_responder, per_stratum
 
     prompt = PromptConfig(n_shown=args.n_shown, k_next=args.k_next)
     if args.base_url is not None:
@@ -99,7 +103,6 @@ def run_query(args: argparse.Namespace) -> int:
     report = evaluate_llm(items, responder, results=args.results, cache_dir=args.cache, prompt=prompt,
                           concurrency=args.concurrency, progress=not args.no_progress, data_seed=data_seed,
                           sample_name=Path(args.dataset).name if is_file else args.dataset_config)
-    from rote_hf.llm.runner import format_failures
 
     print(format_table(report.summary, responder.model_id))
     print(f"\n{len(report.records)} sequences: {report.n_asked} asked, {report.n_cached} from the cache; "
@@ -113,7 +116,7 @@ def run_query(args: argparse.Namespace) -> int:
     if report.log_path:
         print(f"per-sample log: {report.log_path}")
     if args.compare_paper:
-        from rote_hf.results.published import mdl_llm_rows
+        from rote_hf.results.published import mdl_llm_rows  # lazy: imports numpy
 
         by_model: dict[str, dict] = {}
         for row in mdl_llm_rows():
@@ -130,8 +133,6 @@ def run_query(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from rote_hf.llm import make_responder, make_server
-
     responder = (make_responder("local", path=args.local, max_new_tokens=args.max_new_tokens) if args.local
                  else make_responder("difference"))
     server = make_server(responder, args.host, args.port)
@@ -164,6 +165,5 @@ def main(argv: list[str] | None = None, prog: str = "llm_query.py") -> int:
     p = argparse.ArgumentParser(prog=prog, description=QUERY_HELP + ".")
     add_query_arguments(p)
     args = p.parse_args(argv)
-    from rote_hf.cli import run_command
 
     return run_command(run_query, args, prog)

@@ -30,6 +30,8 @@ from rote_hf.llm.parse import ParsedResponse, api_error, parse_response
 from rote_hf.llm.prompt import SYSTEM_PROMPT, PromptConfig, build_messages
 from rote_hf.llm.responders import Responder, ResponderError
 from rote_hf.mdl.strata import LLM_STRATA, llm_stratum
+from rote_hf.results import ResultRow, ResultStore, config_hash, make_run_id
+from rote_hf.results.provenance import git_commit, package_version, utc_timestamp
 
 STRATA_ORDER = LLM_STRATA
 SUITE, PROTOCOL, CONFIG = "mdl", "llm-query", "llm-eval"
@@ -203,7 +205,7 @@ def strata(records: Sequence[QueryRecord]) -> list[str]:
 
 def summarize(records: Sequence[QueryRecord], *, include_all: bool = True) -> dict[str, dict[str, float]]:
     """Metrics of :func:`rote_hf.metrics.confabulation` per stratum (and over ``all`` rows)."""
-    from rote_hf.metrics import confabulation
+    from rote_hf.metrics import confabulation  # lazy: imports numpy, rapidfuzz
 
     out: dict[str, dict[str, float]] = {}
     groups = {s: [r for r in records if r.item.stratum == s] for s in strata(records)}
@@ -216,7 +218,7 @@ def summarize(records: Sequence[QueryRecord], *, include_all: bool = True) -> di
 
 def per_row_flags(records: Sequence[QueryRecord]) -> list[dict[str, bool] | None]:
     """exact / partial / confabulated per record (None for failed replies), from the metric."""
-    from rote_hf.metrics import confabulation
+    from rote_hf.metrics import confabulation  # lazy: imports numpy, rapidfuzz
 
     if not records:
         return []
@@ -262,9 +264,6 @@ def result_rows(summary: Mapping[str, Mapping[str, float]], records: Sequence[Qu
     ``sample_name`` (the dataset config or file) becomes the row's ``config``. A stratum with
     calls that failed (``api_error``) is stored with ``status="failed"`` (metrics included): a
     re-run asks those calls again and replaces the row."""
-    from rote_hf.results import ResultRow, config_hash, make_run_id
-    from rote_hf.results.provenance import git_commit, package_version, utc_timestamp
-
     rows = []
     for stratum, metrics in summary.items():
         items = [r.item for r in records if stratum == ALL or r.item.stratum == stratum]
@@ -344,8 +343,6 @@ def evaluate_llm(items: Sequence[SampleItem], responder: Responder, *, results: 
                        sample_name=sample_name)
     report.rows = rows
     if root is not None:
-        from rote_hf.results import ResultStore
-
         store = ResultStore(root)
         done = store.finished_ids(include_failed=False)
         for row in rows:

@@ -10,6 +10,11 @@ from pathlib import Path
 
 from rote_hf.argtypes import PLAIN_INT, int_in
 from rote_hf.mdl.bigint import dumps_int_rows, dumps_json, format_int, parse_int
+from rote_hf.mdl.oeis_io import read_stripped, sample_records
+from rote_hf.mdl.sample import sample_path
+from rote_hf.mdl.spectrum import N_MIN, spectrum
+from rote_hf.mdl.strata import format_summary, summarize_regimes
+from rote_hf.mdl.sweep import MdlSweepConfig, run_sweep
 
 MAX_TERMS = 1_000
 """Most terms ``rote-hf mdl`` reads (the learner runs on every prefix; the papers use 20-30)."""
@@ -93,8 +98,6 @@ def parse_terms(tokens: list[str]) -> list[int]:
 
 
 def _mdl(args: argparse.Namespace) -> int:
-    from rote_hf.mdl.spectrum import N_MIN, spectrum
-
     terms = parse_terms(args.terms)
     if len(terms) < N_MIN:
         raise ValueError(f"terms must have at least {N_MIN} terms (the learner starts at n = {N_MIN}), got {len(terms)}")
@@ -175,10 +178,6 @@ def _check_out(out: Path) -> None:
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from rote_hf.mdl.oeis_io import read_stripped, sample_records
-    from rote_hf.mdl.sample import sample_path
-    from rote_hf.mdl.sweep import MdlSweepConfig, run_sweep
-
     index, count = args.shard
     _check_out(args.out)
     path = args.stripped or sample_path()
@@ -196,7 +195,6 @@ def _sweep(args: argparse.Namespace) -> int:
         f"shard {index}/{count}: {counts['written']} written, {counts['skipped_done']} already done, "
         f"{counts['errors']} errors -> {args.out}"
     )
-    from rote_hf.mdl.strata import format_summary, summarize_regimes
 
     with open(args.out, encoding="utf-8") as fh:
         rows = [r for r in map(json.loads, fh) if r.get("error") is None]

@@ -21,6 +21,8 @@ import math
 from typing import Any, Iterable
 
 from rote_hf.registry import resolve_object
+from rote_hf.results.shipped import shipped_frame
+from rote_hf.results.store import rows_to_frame
 
 LR_SELECTIONS = ("validation", "test")
 
@@ -246,13 +248,12 @@ def reproduction_report(ours=None, paper=None, *, config_name: str | None = "cog
     import numpy as np
     import pandas as pd
 
-    # The default rows and the causes live in rooms that themselves aggregate (shipped rows, the
-    # published runs, the reproduction report): reached by lazy reference, so that this module,
-    # which every suite's summary imports, imports none of them.
+    # The causes and categories live in rote_hf.results.reproduction, which imports this module:
+    # reached by reference at call time, so that the two modules form no import circle.
     known_cause = resolve_object("rote_hf.results.reproduction:known_cause")
     task_categories = resolve_object("rote_hf.results.reproduction:task_categories")
     if ours is None:
-        ours = resolve_object("rote_hf.results.shipped:shipped_frame")()
+        ours = shipped_frame()
     if paper is None:
         paper = published_cogscale_runs()
     for name, frame in (("ours", ours), ("paper", paper)):
@@ -306,6 +307,6 @@ def published_cogscale_runs():
 
 @_functools.lru_cache(maxsize=1)
 def _published_cogscale_runs():
-    cogscale_run_rows = resolve_object("rote_hf.results.published:cogscale_run_rows")  # see reproduction_report
-    rows_to_frame = resolve_object("rote_hf.results.store:rows_to_frame")
+    from rote_hf.results.published import cogscale_run_rows  # lazy: imports numpy
+
     return rows_to_frame(cogscale_run_rows(), decode_json=False)

@@ -9,11 +9,11 @@ import subprocess
 from pathlib import Path
 from typing import Any, Iterable
 
+from rote_hf import __version__
+
 
 def package_version() -> str:
     """``rote_hf.__version__``."""
-    from rote_hf import __version__
-
     return __version__
 
 

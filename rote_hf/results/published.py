@@ -15,8 +15,8 @@ import math
 from pathlib import Path
 
 from rote_hf.mdl.strata import LLM_K_NEXT, LLM_N_SHOWN, LLM_STRATA
+from rote_hf.results.headlines import COGSCALE_HEADLINE, OEIS_LLM_HEADLINE, ROTE_FALLBACK, ROTE_HEADLINE
 from rote_hf.results.schema import ResultRow
-from rote_hf.suites.headlines import COGSCALE_HEADLINE, OEIS_LLM_HEADLINE, ROTE_FALLBACK, ROTE_HEADLINE
 from rote_hf.symbolic.windows import PAPER_HORIZON, PAPER_SEQUENCE_LENGTH, PAPER_WINDOW
 
 DATA_DIR = Path(__file__).with_name("published")
@@ -218,7 +218,7 @@ def mdl_llm_rows() -> list[ResultRow]:
     """MDL paper §9 LLM evaluation: one row per model x stratum, scored from the released
     per-row answers (``mdl_llm_eval_rows.txt``) with :func:`rote_hf.metrics.confabulation`
     (rates over parsed replies, failed calls counted apart, Wilson 95 % intervals)."""
-    from rote_hf.metrics.confabulation import confabulation
+    from rote_hf.metrics.confabulation import confabulation  # lazy: imports rapidfuzz
 
     cells: dict[tuple[str, str], list[list[str]]] = {}
     with open(DATA_DIR / "mdl_llm_eval_rows.txt", encoding="utf-8") as fh:

@@ -16,6 +16,13 @@ import math
 import os
 from typing import Any
 
+from rote_hf.results.aggregate import (
+    REPRODUCTION_KEYS, REPRODUCTION_MODEL_NAMES, cogscale_table, decode_metrics, format_table, per_run_scores,
+    published_cogscale_runs,
+)
+from rote_hf.results.schema import budget_value
+from rote_hf.results.shipped import shipped_frame
+
 HEADLINE_EXCLUDES = ("ESN",)
 """Models left out of the headline figure (the issue's goal is stated for the trained models): the ESN
 has no training to reproduce, and its reservoirs are drawn anew for every run (unseeded in the reference)."""
@@ -71,7 +78,7 @@ def known_cause(task: str, difficulty: str, budget: str, model: str) -> str:
 
 def task_categories() -> dict[str, str]:
     """Task name -> CogScale category (``classification``, ``multi_classification``, ``regression``)."""
-    from rote_hf.cogscale import TASKS
+    from rote_hf.cogscale import TASKS  # lazy: imports numpy
 
     return {name: task.category for name, task in TASKS.items()}
 
@@ -121,12 +128,9 @@ def cells(ours=None, *, config_name: str | None = "cogscale_paper"):
     import numpy as np
     import pandas as pd
 
-    from rote_hf.results.aggregate import REPRODUCTION_MODEL_NAMES, cogscale_table, decode_metrics
-    from rote_hf.results.published import cogscale_rows
+    from rote_hf.results.published import cogscale_rows  # lazy: imports numpy
 
     if ours is None:
-        from rote_hf.results.shipped import shipped_frame
-
         ours = shipped_frame()
     ours = ours[(ours["source"] == "ours") & (ours["suite"] == "cogscale")]
     if config_name is not None:
@@ -163,11 +167,7 @@ def paired_runs(ours=None, paper=None, *, config_name: str | None = "cogscale_pa
     sides (the seed drives data and initialisation in both protocols), with ``test_ours``,
     ``test_paper`` and ``diff`` (NaN scores dropped). Same data and same initialisation make many
     runs equal up to float32 CUDA-vs-CPU noise; this shows how many."""
-    from rote_hf.results.aggregate import REPRODUCTION_KEYS, per_run_scores, published_cogscale_runs
-
     if ours is None:
-        from rote_hf.results.shipped import shipped_frame
-
         ours = shipped_frame()
     paper = published_cogscale_runs() if paper is None else paper
     mine = per_run_scores(ours, source="ours", config_name=config_name).rename(columns={"test": "test_ours"})
@@ -203,9 +203,6 @@ def cost_table(ours):
     out = (ok.groupby(["model", "config", "budget"])["train_time_s"].agg(["size", "median", "sum"]).reset_index()
            .rename(columns={"config": "difficulty", "size": "runs", "median": "median_s", "sum": "total_h"}))
     out["total_h"] = out["total_h"] / 3600.0
-    from rote_hf.registry import resolve_object
-
-    budget_value = resolve_object("rote_hf.suites.base:budget_value")  # lazy: the suites import this room
     return (out.assign(_size=out["budget"].map(budget_value)).sort_values(["model", "difficulty", "_size"])[columns]
             .reset_index(drop=True))
 
@@ -234,8 +231,6 @@ def fraction_text(h: dict[str, Any]) -> str:
 
 def text_report(report, cell_table=None, provenance: dict | None = None, *, k: int = 15, pairs=None) -> str:
     """The console summary of ``rote-hf results --reproduction`` (plain text)."""
-    from rote_hf.results.aggregate import format_table
-
     lines = []
     if provenance is not None:
         lines.append(f"runs: {provenance['runs_ok']} ok, {provenance['runs_failed']} failed, "

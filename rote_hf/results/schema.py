@@ -33,6 +33,24 @@ STATUSES = ("ok", "failed")
 JSON_COLUMNS = ("task_params", "model_config", "settings", "metrics", "outputs")
 
 
+def budget_label(model: Mapping[str, Any], default: str = "") -> str:
+    """The ``budget`` column of a row: a parameter budget of ``n`` parameters (int) written
+    ``"<n/1000>k"`` (``"1k"``, ``"100k"``) or ``"<n/1e6>M"`` from 10**6; ``default`` otherwise."""
+    budget = model.get("budget")
+    if isinstance(budget, (int, float)) and not isinstance(budget, bool):
+        return f"{budget / 1000:g}k" if budget < 10**6 else f"{budget / 1e6:g}M"
+    return str(budget or default)
+
+
+def budget_value(label: str) -> float:
+    """Inverse of :func:`budget_label` for sorting (``"1k"`` -> 1000.0; ``inf`` when unparsable)."""
+    mult = {"k": 1e3, "M": 1e6}.get(label[-1:], 1.0)
+    try:
+        return float(label[:-1] if label[-1:] in "kM" else label) * mult
+    except ValueError:
+        return math.inf
+
+
 def canonical_json(value: Any) -> str:
     """Deterministic JSON (sorted keys, no spaces, NaN as null) used for storage and hashing."""
 

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Iterable
 
 from rote_hf.results.schema import COLUMNS, ResultRow, arrow_schema, decode_json_columns
+from rote_hf.results.shipped import shipped_frame
 
 RUNS_DIR = "runs"
 CORRUPT_DIR = "corrupt"
@@ -234,8 +235,7 @@ def load(root: str | os.PathLike | None = None, *, include_paper: bool = False, 
     if root is not None:
         frames.append(ResultStore(root).table().to_pandas())
     if include_paper:
-        from rote_hf.results.published import paper_rows
-        from rote_hf.results.shipped import shipped_frame
+        from rote_hf.results.published import paper_rows  # lazy: imports numpy
 
         frames.append(rows_to_frame(paper_rows(), decode_json=False))
         shipped = shipped_frame()

@@ -14,7 +14,9 @@ True
 from __future__ import annotations
 
 from rote_hf.registry import Registry
-from rote_hf.suites.base import MetricSpec, ModelEntry, RunSpec, Suite, budget_label, budget_value
+from rote_hf.results.headlines import MetricSpec
+from rote_hf.results.schema import budget_label, budget_value
+from rote_hf.suites.base import ModelEntry, RunSpec, Suite
 
 SUITES: Registry[Suite] = Registry("suite")
 SUITES.register("rote", "rote_hf.suites.rote:ROTE")

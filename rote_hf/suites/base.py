@@ -24,35 +24,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from rote_hf.results.schema import config_hash, make_run_id
-
-AGGREGATIONS = ("mean", "median", "rate")
-
-
-@dataclass(frozen=True)
-class MetricSpec:
-    """A suite's headline metric: ``name`` (a key of ``ResultRow.metrics``), ``lower_is_better``
-    and ``aggregation`` over runs (one of :data:`AGGREGATIONS`)."""
-
-    name: str
-    lower_is_better: bool
-    aggregation: str = "mean"
-    description: str = ""
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not self.name:
-            raise ValueError(f"name must be a non-empty string, got {self.name!r}")
-        if not isinstance(self.lower_is_better, bool):
-            raise TypeError(f"lower_is_better must be a bool, got {type(self.lower_is_better).__name__}")
-        if self.aggregation not in AGGREGATIONS:
-            raise ValueError(f"aggregation must be one of {AGGREGATIONS}, got {self.aggregation!r}")
-
-    def row_fields(self, metrics: Mapping[str, Any], *, name: str | None = None) -> dict[str, Any]:
-        """``score_name``/``score``/``lower_is_better`` of a row whose metrics are ``metrics``
-        (``name`` overrides the metric's key, e.g. a published aggregate ``DL_mean``)."""
-        key = name or self.name
-        return {"score_name": key, "score": metrics.get(key), "lower_is_better": self.lower_is_better}
-
+from rote_hf.results.aggregate import format_table, leaderboard
+from rote_hf.results.headlines import MetricSpec
+from rote_hf.results.schema import budget_label, config_hash, make_run_id
 
 @dataclass(frozen=True)
 class ModelEntry:
@@ -135,26 +109,6 @@ class RunSpec:
         return config_hash(self.identity())
 
 
-def budget_label(model: Mapping[str, Any], default: str = "") -> str:
-    """The ``budget`` column of a row: a parameter budget of ``n`` parameters (int) written
-    ``"<n/1000>k"`` (``"1k"``, ``"100k"``) or ``"<n/1e6>M"`` from 10**6; ``default`` otherwise."""
-    budget = model.get("budget")
-    if isinstance(budget, (int, float)) and not isinstance(budget, bool):
-        return f"{budget / 1000:g}k" if budget < 10**6 else f"{budget / 1e6:g}M"
-    return str(budget or default)
-
-
-def budget_value(label: str) -> float:
-    """Inverse of :func:`budget_label` for sorting (``"1k"`` -> 1000.0; ``inf`` when unparsable)."""
-    import math
-
-    mult = {"k": 1e3, "M": 1e6}.get(label[-1:], 1.0)
-    try:
-        return float(label[:-1] if label[-1:] in "kM" else label) * mult
-    except ValueError:
-        return math.inf
-
-
 class Suite:
     """Base of a suite unit; subclasses set the class attributes and override the methods.
 
@@ -220,14 +174,10 @@ class Suite:
 
     def summary(self, frame):
         """The suite's summary DataFrame (default: the suite-agnostic leaderboard)."""
-        from rote_hf.results.aggregate import leaderboard
-
         return leaderboard(self.rows(frame))
 
     def summary_table(self, frame, **options: Any) -> str:
         """The one plain-text summary table (CLI, ``train.py``); ``options`` go to :meth:`summary`."""
-        from rote_hf.results.aggregate import format_table
-
         table = self.summary(frame, **options)
         cols = [c for c in self.summary_columns if c in getattr(table, "columns", ())] or None
         return format_table(table, cols)

@@ -21,8 +21,15 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable
 
-from rote_hf.suites.base import ModelEntry, RunSpec, Suite, budget_label, check_keys, parse_models
-from rote_hf.suites.headlines import COGSCALE_HEADLINE
+from rote_hf.boards.tables import cogscale_board
+from rote_hf.protocols.device import device_label
+from rote_hf.protocols.measure import measure, trainable_parameters
+from rote_hf.results.aggregate import cogscale_table
+from rote_hf.results.headlines import COGSCALE_HEADLINE
+from rote_hf.results.schema import ResultRow, budget_label
+from rote_hf.suites.base import ModelEntry, RunSpec, Suite, check_keys, parse_models
+from rote_hf.suites.execution import model_builder, provenance
+from rote_hf.zoo.build import resolve_arch
 
 #: Models whose readout is fitted in closed form (no learning rate, no protocol).
 FITTED_MODELS = ("esn",)
@@ -60,7 +67,7 @@ class CogScaleSection:
     data: CogScaleGrid
     models: tuple[ModelEntry, ...]
     learning_rates: tuple[float, ...]
-    protocols: Mapping[float, Any]  # learning rate -> rote_hf.train.cogscale.CogScaleProtocol
+    protocols: Mapping[float, Any]  # learning rate -> rote_hf.protocols.cogscale.CogScaleProtocol
     protocol_given: Mapping[str, Any]
 
 
@@ -78,9 +85,9 @@ class CogScaleSuite(Suite):
 
     # -- configs ---------------------------------------------------------------------------
     def protocol(self, values: Mapping[str, Any], learning_rate: float | None = None):
-        """The :class:`~rote_hf.train.cogscale.CogScaleProtocol` of config values (``ValueError``
+        """The :class:`~rote_hf.protocols.cogscale.CogScaleProtocol` of config values (``ValueError``
         naming the known keys on unknown ones)."""
-        from rote_hf.train.cogscale import CogScaleProtocol
+        from rote_hf.protocols.cogscale import CogScaleProtocol  # lazy: imports numpy
 
         values = dict(values)
         if learning_rate is not None:
@@ -125,17 +132,15 @@ class CogScaleSuite(Suite):
     # -- executing -------------------------------------------------------------------------
     def load_data(self, spec: RunSpec):
         """The task build through ``rote_hf.cogscale.build_task(task, difficulty, seed)``."""
-        from rote_hf.cogscale import build_task
-        from rote_hf.train.cogscale import CogScaleData
+        from rote_hf.cogscale import build_task  # lazy: imports numpy
+        from rote_hf.protocols.cogscale import CogScaleData  # lazy: imports numpy
 
         p = spec.task_params
         return CogScaleData.from_build(build_task(p["task"], p["difficulty"], seed=p["seed"]))
 
     def execute(self, spec: RunSpec, device: Any = "cpu", *, data=None, build: Callable[[], Any] | None = None):
         """One CogScale fit (gradient model or ESN) -> one result row."""
-        from rote_hf.train.cogscale import fit_cogscale, fit_esn, search_esn
-        from rote_hf.train.measure import measure
-        from rote_hf.train.suites import model_builder
+        from rote_hf.protocols.cogscale import fit_cogscale, fit_esn, search_esn  # lazy: imports numpy
 
         data = self.load_data(spec) if data is None else data
         seed = int(spec.task_params["seed"])
@@ -169,8 +174,7 @@ class CogScaleSuite(Suite):
     def published_esn_hyperparameters(spec: RunSpec, model_cfg: Mapping[str, Any], data) -> dict[str, float]:
         """CogScale's reported (leak rate, spectral radius, input scaling) for this run's task,
         difficulty and reservoir size, as its ``run.py`` looks them up."""
-        from rote_hf.results.published import cogscale_esn_hyperparameters_for
-        from rote_hf.zoo.build import resolve_arch
+        from rote_hf.results.published import cogscale_esn_hyperparameters_for  # lazy: imports numpy
 
         sizing = {k: v for k, v in model_cfg.items() if k in ("preset", "budget", "units")}
         units = resolve_arch("esn", input_size=data.input_size, output_size=data.output_size, **sizing).arch["units"]
@@ -181,11 +185,6 @@ class CogScaleSuite(Suite):
             published: Mapping[str, float] | None = None):
         """The result row of one finished fit (``m``: its measurement; ``protocol`` None for the
         ESN). Shared by the one-run executor and the fleet executor, so both store the same row."""
-        from rote_hf.results.schema import ResultRow
-        from rote_hf.train.device import device_label
-        from rote_hf.train.measure import trainable_parameters
-        from rote_hf.train.suites import provenance
-
         settings = {"category": data.category, "best_epoch": fit.best_epoch}
         if search is not None:
             settings.update(search=dict(search), chosen=dict(chosen or {}))
@@ -215,13 +214,9 @@ class CogScaleSuite(Suite):
 
     # -- showing ---------------------------------------------------------------------------
     def summary(self, frame, *, lr_selection: str = "validation", source: str = "ours"):
-        from rote_hf.results.aggregate import cogscale_table
-
         return cogscale_table(frame, lr_selection=lr_selection, source=source)
 
     def board(self, frame, **filters: Any):
-        from rote_hf.leaderboard.tables import cogscale_board
-
         return cogscale_board(frame, **filters)
 
 

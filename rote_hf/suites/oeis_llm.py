@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from rote_hf.boards.tables import llm_board
+from rote_hf.results.headlines import OEIS_LLM_HEADLINE
 from rote_hf.suites.base import Suite
-from rote_hf.suites.headlines import OEIS_LLM_HEADLINE
 
 PROTOCOL = "llm-query"
 
@@ -36,8 +37,6 @@ class OeisLlmSuite(Suite):
         return self.board(frame)
 
     def board(self, frame, **filters: Any):
-        from rote_hf.leaderboard.tables import llm_board
-
         return llm_board(frame, **filters)
 
 

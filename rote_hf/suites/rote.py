@@ -24,10 +24,16 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable
 
-from rote_hf.suites.base import (
-    ModelEntry, RunSpec, Suite, budget_label, check_keys, parse_models, parse_runs,
-)
-from rote_hf.suites.headlines import ROTE_FALLBACK, ROTE_HEADLINE
+from rote_hf.boards.tables import rote_board
+from rote_hf.protocols.device import device_label
+from rote_hf.protocols.measure import measure, trainable_parameters
+from rote_hf.protocols.rote import RoteData as Windows, RoteProtocol, fit_rote
+from rote_hf.results.aggregate import rote_summary
+from rote_hf.results.headlines import ROTE_FALLBACK, ROTE_HEADLINE
+from rote_hf.results.schema import ResultRow, budget_label
+from rote_hf.suites.base import ModelEntry, RunSpec, Suite, check_keys, parse_models, parse_runs
+from rote_hf.suites.execution import model_builder, provenance
+from rote_hf.symbolic import complexity, make_windows, paper_seeds
 from rote_hf.symbolic.generator import PAPER_COMPLEXITIES, PAPER_SYMBOLS
 from rote_hf.symbolic.paper_seeds import SEEDS_PER_CELL
 from rote_hf.symbolic.windows import PAPER_HORIZON, PAPER_SEQUENCE_LENGTH, PAPER_WINDOW
@@ -68,14 +74,11 @@ class SeedSelection:
     def cells(self) -> list[dict[str, Any]]:
         """Seed cells: dicts with seed, symbols, complexity, seed_index, seed_name."""
         if self.source == "paper":
-            from rote_hf.symbolic import paper_seeds
-
             symbols, complexities = set(self.symbols), set(self.complexities)
             return [{"seed": s.seed, "symbols": s.n_symbols, "complexity": s.complexity, "seed_index": s.seed_index,
                      "seed_name": s.name}
                     for s in paper_seeds(self.track)
                     if s.n_symbols in symbols and s.complexity in complexities and s.seed_index < self.seed_count]
-        from rote_hf.symbolic import complexity
 
         return [{"seed": s, "symbols": len(set(s)), "complexity": complexity(s), "seed_index": i,
                  "seed_name": f"list-{i}"} for i, s in enumerate(self.strings)]
@@ -106,7 +109,7 @@ class RoteSection:
 
     data: RoteData
     models: tuple[ModelEntry, ...]
-    protocol: Any  # rote_hf.train.rote.RoteProtocol
+    protocol: Any  # rote_hf.protocols.rote.RoteProtocol
     protocol_given: Mapping[str, Any]
     runs: int = 1
 
@@ -130,9 +133,7 @@ class RoteSuite(Suite):
 
     # -- configs ---------------------------------------------------------------------------
     def protocol(self, values: Mapping[str, Any]):
-        """The :class:`~rote_hf.train.rote.RoteProtocol` of config values (``ValueError`` on unknown keys)."""
-        from rote_hf.train.rote import RoteProtocol
-
+        """The :class:`~rote_hf.protocols.rote.RoteProtocol` of config values (``ValueError`` on unknown keys)."""
         return RoteProtocol.from_dict(values)
 
     def parse(self, raw: Mapping[str, Any]) -> RoteSection:
@@ -155,9 +156,6 @@ class RoteSuite(Suite):
     # -- executing -------------------------------------------------------------------------
     def load_data(self, spec: RunSpec):
         """Windows of the spec's seed through ``rote_hf.symbolic.make_windows``."""
-        from rote_hf.symbolic import make_windows
-        from rote_hf.train.rote import RoteData as Windows
-
         p = spec.task_params
         return Windows.from_windows(make_windows(p["seed"], p["sequence_length"], p["window"], p["horizon"]))
 
@@ -174,12 +172,6 @@ class RoteSuite(Suite):
 
     def execute(self, spec: RunSpec, device: Any = "cpu", *, data=None, build: Callable[[], Any] | None = None):
         """One ROTE fit -> one result row (metrics, forecast, cost, provenance)."""
-        from rote_hf.results.schema import ResultRow
-        from rote_hf.train.device import device_label
-        from rote_hf.train.measure import measure, trainable_parameters
-        from rote_hf.train.rote import fit_rote
-        from rote_hf.train.suites import model_builder, provenance
-
         protocol = self.protocol_of(spec)
         data = self.load_data(spec) if data is None else data
         n = len(data.alphabet)
@@ -203,14 +195,10 @@ class RoteSuite(Suite):
 
     # -- showing ---------------------------------------------------------------------------
     def summary(self, frame, *, by: tuple[str, ...] = ("model",), source: str = "ours"):
-        from rote_hf.results.aggregate import rote_summary
-
         return rote_summary(frame, suite=self.name, by=by, source=source)
 
     def board(self, frame, **filters: Any):
         """The Space's ROTE board (both tracks; ``track`` filters one)."""
-        from rote_hf.leaderboard.tables import rote_board
-
         return rote_board(frame, **filters)
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 
 from rote_hf.argtypes import int_in
+from rote_hf.symbolic import ambiguity_rate, generate_seed, predictive_order
+from rote_hf.symbolic.table1 import format_table1, table1
 
 MAX_COMPLEXITY = 10_000
 """Largest ``--complexity`` (the papers use at most 90; 10,000 takes about a second)."""
@@ -32,8 +34,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _seed(args: argparse.Namespace) -> int:
-    from rote_hf.symbolic import ambiguity_rate, generate_seed, predictive_order
-
     seed, measured = generate_seed(args.symbols, args.complexity, args.random_state)
     print(seed)
     print(
@@ -44,7 +44,5 @@ def _seed(args: argparse.Namespace) -> int:
 
 
 def _table1(args: argparse.Namespace) -> int:
-    from rote_hf.symbolic.table1 import format_table1, table1
-
     print(format_table1(table1()))
     return 0

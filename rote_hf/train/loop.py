@@ -14,7 +14,7 @@ the store until every run of the sweep is stored, so a rank that finishes early 
 timed collective (issue 16.1). ``make_accelerator(collective_timeout=...)`` sets the gloo timeout
 (default one week: long enough never to matter).
 
-Devices (:mod:`rote_hf.train.device`): ranks coordinate over gloo (``Accelerator(cpu=True)``) and
+Devices (:mod:`rote_hf.protocols.device`): ranks coordinate over gloo (``Accelerator(cpu=True)``) and
 each trains on ``cuda:{local_rank % device_count}`` when CUDA is present, so N processes can share
 one GPU. A sticky CUDA error stops that rank (its claim is given back, nothing stored for it);
 out-of-memory fails that run alone. Rows record the device kind and hardware name; a resume that
@@ -41,11 +41,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from rote_hf.protocols.device import DeviceFailure, choose_device, device_kind, device_label, warm_up
 from rote_hf.results.claims import DEFAULT_LEASE_S, ClaimBook
 from rote_hf.results.schema import ResultRow
 from rote_hf.results.store import ResultStore, StoredRun
-from rote_hf.train.config import RunSpec, describe
-from rote_hf.train.device import DeviceFailure, choose_device, device_kind, device_label, warm_up
+from rote_hf.train.config import RunSpec, SweepConfig, describe, expand
+from rote_hf.train.fleet import plan_fleets, run_fleet
 from rote_hf.train.suites import execute
 
 LOG = logging.getLogger("rote_hf.train")
@@ -81,7 +82,7 @@ def make_accelerator(cpu: bool | None = None, *, collective_timeout: float | Non
     seconds (default :data:`DEFAULT_COLLECTIVE_TIMEOUT_S`) for its collectives.
 
     ``cpu=True`` also makes :func:`run_specs` train on the CPU when CUDA is present; by default the
-    training device is :func:`~rote_hf.train.device.choose_device` of the local rank. Refuses
+    training device is :func:`~rote_hf.protocols.device.choose_device` of the local rank. Refuses
     ``--mixed_precision`` other than ``no`` (``ValueError``), however it was set.
     """
     from datetime import timedelta
@@ -302,7 +303,6 @@ def _units(pending: Sequence[RunSpec], fleet: int) -> list[list[RunSpec]]:
     """The pending runs as units trained together (``fleet`` 1: one run a unit)."""
     if fleet == 1:
         return [[s] for s in pending]
-    from rote_hf.train.fleet import plan_fleets
 
     return plan_fleets(list(pending), fleet)
 
@@ -311,7 +311,6 @@ def _execute_unit(unit: Sequence[RunSpec], device: Any, executor: Callable[..., 
     """One row per spec of ``unit``, in order (a one-spec unit through :func:`execute`)."""
     if len(unit) == 1:
         return [execute(unit[0], device, executor)]
-    from rote_hf.train.fleet import run_fleet
 
     return run_fleet(unit, device)
 
@@ -327,6 +326,4 @@ def _progress(total: int, rank: int, enabled: bool):
 
 def run_config(config_path: str | os.PathLike, results_dir: str | os.PathLike, **kwargs: Any) -> LoopReport:
     """Load a YAML sweep config, expand it and :func:`run_specs` it."""
-    from rote_hf.train.config import SweepConfig, expand
-
     return run_specs(expand(SweepConfig.from_yaml(Path(config_path))), results_dir, **kwargs)

@@ -1,47 +1,20 @@
 """Run one :class:`~rote_hf.suites.base.RunSpec`: ask its suite unit, record failures as rows.
 
-The suite units (:mod:`rote_hf.suites`) own data loading and the executors; this module holds
-what every executor shares: the model builder of a config's model entry (zoo name or a user's
-``"module:factory"``), the provenance columns, the failed row, and :func:`execute`, which never
-lets one run crash a sweep.
+The suite units (:mod:`rote_hf.suites`) own data loading and the executors (with the pieces
+every executor shares, :mod:`rote_hf.suites.execution`); this module holds the failed row and
+:func:`execute`, which never lets one run crash a sweep.
 """
 
 from __future__ import annotations
 
 import traceback
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
-from rote_hf.registry import resolve_object
-from rote_hf.results.provenance import git_commit, package_version, utc_timestamp
+from rote_hf.protocols.device import DeviceFailure, device_label, is_sticky_device_error
 from rote_hf.results.schema import ResultRow
 from rote_hf.suites import get_suite
 from rote_hf.suites.base import RunSpec
-from rote_hf.train.device import DeviceFailure, device_label, is_sticky_device_error
-
-
-def model_builder(model: Mapping[str, Any], input_size: int, output_size: int) -> Callable[[], Any]:
-    """A zero-argument builder for the model entry ``{"name": ..., **kwargs}`` of a config.
-
-    A name written ``"module:factory"`` is a user model: ``factory(input_size=..., output_size=..., **kwargs)``.
-    """
-    kwargs = {k: v for k, v in model.items() if k != "name"}
-    name = model["name"]
-    if ":" in name:
-        factory = resolve_object(name)
-        return lambda: factory(input_size=input_size, output_size=output_size, **kwargs)
-
-    def build():
-        from rote_hf.zoo import build_model
-
-        return build_model(name, input_size=input_size, output_size=output_size, **kwargs)
-
-    return build
-
-
-def provenance(spec: RunSpec, fingerprint: str) -> dict[str, Any]:
-    """The provenance columns of a row of ``spec`` (version, commit, fingerprint, config, time)."""
-    return {"package_version": package_version(), "git_commit": git_commit(), "dataset_fingerprint": fingerprint,
-            "config_name": spec.config_name, "config_hash": spec.config_hash, "timestamp": utc_timestamp()}
+from rote_hf.suites.execution import provenance
 
 
 def run_rote(spec: RunSpec, device: Any = "cpu", *, data: Any = None, build: Callable[[], Any] | None = None) -> ResultRow:
@@ -82,4 +55,4 @@ def execute(spec: RunSpec, device: Any = "cpu", executor: Callable[..., ResultRo
         return failed_row(spec, exc, device)
 
 
-__all__ = ["execute", "failed_row", "model_builder", "provenance", "run_cogscale", "run_rote"]
+__all__ = ["execute", "failed_row", "run_cogscale", "run_rote"]

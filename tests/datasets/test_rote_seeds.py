@@ -4,7 +4,7 @@ import pytest
 from datasets import get_dataset_config_names, load_dataset
 
 from rote_hf.datasets import rote_seeds
-from rote_hf.hub.mirror import repo_dir, write_dataset_repo
+from rote_hf.mirror.repo import repo_dir, write_dataset_repo
 from rote_hf.symbolic import make_windows, paper_seed
 
 
@@ -105,7 +105,7 @@ def test_repo_names_are_validated(tmp_path, repo):
 
 
 def test_built_repo_summary_is_one_short_line(tmp_path):
-    from rote_hf.hub.mirror import BuiltRepo
+    from rote_hf.mirror.repo import BuiltRepo
 
     few = BuiltRepo(tmp_path / "rote" / "a", {"paper": {"train": 44}, "windows": {"train": 44, "test": 44}})
     assert few.summary().endswith("(paper: train 44; windows: train 44, test 44)")
@@ -114,7 +114,7 @@ def test_built_repo_summary_is_one_short_line(tmp_path):
 
 
 def test_paste_lines_use_the_mirror_from_anywhere(mirror, tmp_path, monkeypatch):
-    from rote_hf.hub.mirror import paste_lines
+    from rote_hf.mirror.repo import paste_lines
 
     text = paste_lines(mirror)
     assert f"The local mirror is {mirror.resolve() / 'rote'}" in text and f"  cd {mirror.resolve()}" in text

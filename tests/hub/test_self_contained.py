@@ -102,7 +102,7 @@ def test_leaderboard_space_carries_what_it_imports(mirror):
     # (transformers, torch), the MDL learner (flint, sympy) and the reproduction figure (matplotlib)
     assert set(report.optional) <= {"transformers", "torch", "flint", "sympy", "matplotlib"}
     vendored = {p.relative_to(space).as_posix() for p in (space / "rote_hf").rglob("*.py")}
-    assert {"rote_hf/leaderboard/tables.py", "rote_hf/results/schema.py", "rote_hf/metrics/distances.py"} <= vendored
+    assert {"rote_hf/boards/tables.py", "rote_hf/results/schema.py", "rote_hf/metrics/distances.py"} <= vendored
     assert not any(p.startswith(("rote_hf/zoo/", "rote_hf/train/", "rote_hf/hub/")) for p in vendored
                    if p not in ("rote_hf/zoo/__init__.py", "rote_hf/zoo/display.py"))  # display names only, no torch
     assert (space / "rote_hf" / "results" / "published" / "rote_main_runs.csv").is_file()

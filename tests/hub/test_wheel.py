@@ -66,7 +66,7 @@ def test_wheel_install_builds_and_publishes_outside_the_checkout(tmp_path):
     _run(cli + ["build", "cogscale", "--config", "simple_copy-small", "--root", ".", "--quiet"], work, env)
     out = _run(cli + ["publish", "--root", ".", "--results", "no-results", "--quiet"], work, env).stdout
     assert out.splitlines()[-1] == "dry run: 10 repos assembled and validated; upload with --push ORG"
-    assert (work / "rote" / "leaderboard" / "rote_hf" / "leaderboard" / "tables.py").is_file()
+    assert (work / "rote" / "leaderboard" / "rote_hf" / "boards" / "tables.py").is_file()
     check = ("import evaluate; m = evaluate.load('rote/dl_distance'); "
              "print(m.compute(predictions=['ABBA'], references=['ABAB']))")
     assert _run([str(py), "-c", check], work, env).stdout.strip().splitlines()[-1] == "{'dl_distance': 0.25}"

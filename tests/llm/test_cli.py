@@ -25,7 +25,7 @@ SHOWN = {  # A-number -> (stratum, 23 terms)
 def _mirror(root):
     from datasets import Dataset, Features, List, Value
 
-    from rote_hf.hub.mirror import write_dataset_repo
+    from rote_hf.mirror.repo import write_dataset_repo
 
     rows = [{"anum": a, "stratum": s, "shown": [str(t) for t in t23[:20]], "answer": [str(t) for t in t23[20:]],
              "seed": 0} for a, (s, t23) in sorted(SHOWN.items(), key=lambda kv: (kv[1][0], kv[0]))]

@@ -13,7 +13,8 @@ from rote_hf.results import ResultRow, ResultStore, load, rows_to_frame
 from rote_hf.results.aggregate import REPRODUCTION_MODEL_NAMES, reproduction_report
 from rote_hf.results.published import cogscale_run_rows
 from rote_hf.results.reproduction import cells, headline, known_cause, paired_runs, summary, worst
-from rote_hf.results.shipped import export_reproduction, shipped_frame, shipped_provenance, shipped_table
+from rote_hf.reports.export import export_reproduction
+from rote_hf.results.shipped import shipped_frame, shipped_provenance, shipped_table
 from tests.helpers import run_cli
 
 PAPER_NAMES = {v: k for k, v in REPRODUCTION_MODEL_NAMES.items()}

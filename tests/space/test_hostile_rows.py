@@ -16,7 +16,7 @@ from rote_hf.leaderboard import (
     rote_board, store_submission,
 )
 from rote_hf.leaderboard import plots
-from rote_hf.leaderboard.tables import rote_frame
+from rote_hf.boards.tables import rote_frame
 from rote_hf.leaderboard.validate import row_problem
 from rote_hf.results import ResultRow, ResultStore
 from tests.space.rows import make_store

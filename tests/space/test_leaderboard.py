@@ -15,7 +15,7 @@ from rote_hf.leaderboard import (
     store_submission,
 )
 from rote_hf.leaderboard import plots
-from rote_hf.leaderboard.tables import rote_frame, verified_mark
+from rote_hf.boards.tables import rote_frame, verified_mark
 from rote_hf.results import ResultStore
 from rote_hf.results.published import mdl_llm_rows
 from tests.space.rows import make_store

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from rote_hf.suites.base import budget_label
+from rote_hf.suites import budget_label
 from rote_hf.train.config import SweepConfig, expand
 from rote_hf.train.suites import failed_row
 from tests.helpers import REPO_ROOT

@@ -11,7 +11,7 @@ import pytest
 
 from rote_hf.registry import Registry, resolve_object
 from rote_hf.suites import SUITES, MetricSpec, get_suite
-from rote_hf.suites.base import budget_label, budget_value
+from rote_hf.suites import budget_label, budget_value
 from rote_hf.train.config import SweepConfig, expand
 
 CONFIGS = Path(__file__).resolve().parents[2] / "eval_suite" / "configs"

@@ -8,7 +8,7 @@ import torch
 from torch import nn
 
 from rote_hf.train import CogScaleData, CogScaleProtocol, fit_cogscale, fit_esn
-from rote_hf.train.cogscale import best_exact_match_threshold, gather_steps, predict, score_steps
+from rote_hf.protocols.cogscale import best_exact_match_threshold, gather_steps, predict, score_steps
 from tests.train.tiny import TinyGRU
 
 
@@ -118,7 +118,7 @@ def test_bad_inputs():
 
 
 def test_esn_random_search_is_seeded_and_chosen_on_validation():
-    from rote_hf.train.cogscale import search_esn
+    from rote_hf.protocols.cogscale import search_esn
 
     data = task("regression")
 
@@ -151,7 +151,7 @@ def _esn_per_ridge_reference(build, data, seed):
     the ridge system recomputed for every ridge (``fit_readout``, one ridge at a time)."""
     import math
 
-    from rote_hf.train.cogscale import RIDGE_GRID, _final_scores
+    from rote_hf.protocols.cogscale import RIDGE_GRID, _final_scores
 
     torch.manual_seed(seed)
     model = build()

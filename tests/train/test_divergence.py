@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from rote_hf.train import CogScaleProtocol, fit_cogscale
-from rote_hf.train.cogscale import gather_steps, score_steps
-from rote_hf.train.fleet import CogScaleMember, fit_cogscale_fleet
+from rote_hf.protocols.cogscale import gather_steps, score_steps
+from rote_hf.protocols.fleet import CogScaleMember, fit_cogscale_fleet
 from tests.train.test_cogscale_protocol import task
 from tests.train.tiny import TinyGRU
 

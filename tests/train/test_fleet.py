@@ -11,9 +11,10 @@ import pytest
 import torch
 
 from rote_hf.train import CogScaleData, CogScaleProtocol, fit_cogscale
-from rote_hf.train.fleet import (CogScaleMember, StackedAdam, epoch_order, fit_cogscale_fleet, flat_fleet,
-                                 plan_fleets, stack_members)
-from rote_hf.train.rote import epoch_order as one_run_order
+from rote_hf.protocols.fleet import (CogScaleMember, StackedAdam, epoch_order, fit_cogscale_fleet, flat_fleet,
+                                     stack_members)
+from rote_hf.train.fleet import plan_fleets
+from rote_hf.protocols.rote import epoch_order as one_run_order
 from rote_hf.zoo import build_model
 
 MODELS = {
@@ -206,7 +207,7 @@ def test_plan_fleets_groups_by_architecture_and_keeps_ids():
 @pytest.mark.parametrize("family", ["gru", "lstm"])
 def test_rote_members_equal_fit_rote(family):
     from rote_hf.train import RoteProtocol, fit_rote
-    from rote_hf.train.fleet import RoteMember, fit_rote_fleet
+    from rote_hf.protocols.fleet import RoteMember, fit_rote_fleet
     from tests.train.tiny import windows_data
 
     data = windows_data("ABACBBCAABCA", 90, 8, 8)

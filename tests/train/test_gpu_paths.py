@@ -14,7 +14,7 @@ import torch
 
 from rote_hf.results import ResultRow, ResultStore, load
 from rote_hf.train import RoteProtocol, fit_rote, run_specs
-from rote_hf.train.device import choose_device, cpu_model, device_kind, device_label, is_sticky_device_error
+from rote_hf.protocols.device import choose_device, cpu_model, device_kind, device_label, is_sticky_device_error
 from tests.helpers import REPO_ROOT
 from tests.train.test_loop import tiny_executor, tiny_specs
 from tests.train.tiny import TinyGRU, windows_data

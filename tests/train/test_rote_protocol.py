@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from rote_hf.train import RoteProtocol, fit_rote
-from rote_hf.train.rote import evaluate_split
+from rote_hf.protocols.rote import evaluate_split
 from tests.train.tiny import LastStepGRU, TinyGRU, windows_data
 
 REF_METRICS = (("DL", "rote_benchmark.metrics:normalized_damerau_levenshtein_distance"),

@@ -1,8 +1,8 @@
-"""Streaming variant of :func:`rote_hf.hub.mirror.write_dataset_repo` for configs too large
+"""Streaming variant of :func:`rote_hf.mirror.repo.write_dataset_repo` for configs too large
 to hold in memory: each (config, split) is written to Parquet batch by batch.
 
 Same repo layout, card front matter (``configs:`` and ``dataset_info:`` via
-:func:`rote_hf.hub.mirror.card_yaml`) and atomic swap as the in-memory writer. A split is
+:func:`rote_hf.mirror.repo.card_yaml`) and atomic swap as the in-memory writer. A split is
 either a :class:`StreamedSplit` (features + a factory of Arrow tables, one row group each) or
 a :class:`KeptSplit` (an existing Parquet file copied unchanged, to rebuild part of a repo).
 """
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rote_hf.hub.mirror import BuiltRepo, SplitInfo, card_yaml, check_configs, parquet_path, repo_dir, staged_repo, write_card
+from rote_hf.mirror.repo import BuiltRepo, SplitInfo, card_yaml, check_configs, parquet_path, repo_dir, staged_repo, write_card
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets

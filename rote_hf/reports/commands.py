@@ -12,6 +12,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from rote_hf.results import load
+from rote_hf.results.aggregate import format_table, leaderboard, reproduction_report
+from rote_hf.results.reproduction import cells, paired_runs, text_report
+from rote_hf.results.shipped import shipped_frame, shipped_provenance
+from rote_hf.suites import SUITES, get_suite
+
 LEADERBOARD = "leaderboard"
 #: Extra views: name -> (suite, summary keyword arguments).
 VARIANTS = {"cogscale-test": ("cogscale", {"lr_selection": "test"})}
@@ -19,8 +25,6 @@ VARIANTS = {"cogscale-test": ("cogscale", {"lr_selection": "test"})}
 
 def views() -> list[str]:
     """The accepted ``--view`` values: the leaderboard, every registered suite, the variants."""
-    from rote_hf.suites import SUITES
-
     return [LEADERBOARD, *SUITES.names(), *VARIANTS]
 
 
@@ -49,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from rote_hf.results.shipped import export_reproduction
+    from rote_hf.reports.export import export_reproduction  # lazy: imports numpy
 
     if args.dir is None:
         raise ValueError("--export-reproduction needs --results DIR (the results store to export)")
@@ -63,11 +67,6 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _reproduction(args: argparse.Namespace) -> int:
-    from rote_hf.results import load
-    from rote_hf.results.aggregate import reproduction_report
-    from rote_hf.results.reproduction import cells, paired_runs, text_report
-    from rote_hf.results.shipped import shipped_provenance
-
     if args.worst < 0:
         raise ValueError(f"--worst must be >= 0, got {args.worst}")
     if args.dir is not None:
@@ -76,8 +75,6 @@ def _reproduction(args: argparse.Namespace) -> int:
         ours, provenance = load(args.dir, decode_json=False), None
         print(f"our rows: the results store {args.dir}")
     else:
-        from rote_hf.results.shipped import shipped_frame
-
         ours, provenance = shipped_frame(), shipped_provenance()
         if provenance is None:
             print("no reproduction rows are shipped yet: export them with "
@@ -90,10 +87,6 @@ def _reproduction(args: argparse.Namespace) -> int:
 
 
 def _results(args: argparse.Namespace) -> int:
-    from rote_hf.results import load
-    from rote_hf.results.aggregate import format_table, leaderboard
-    from rote_hf.suites import get_suite
-
     if args.export_reproduction:
         return _export(args)
     if args.reproduction:

@@ -18,6 +18,8 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable
 
+from rote_hf.results.aggregate import LR_SELECTIONS, cogscale_table, rote_summary
+from rote_hf.results.schema import SOURCES
 from rote_hf.zoo.display import display_name, variant
 
 ALL = "all"
@@ -231,8 +233,6 @@ _FIT_KEYS = ["display_model", "variant", "device", "verified_mark"]
 def _rote_fit_lines(df, fits, cs: list[str]) -> list[dict]:
     """One board line per (track, source, model, variant, device, verified) of the single fits in
     ``fits`` (rows of :func:`rote_frame`), the figures from :func:`rote_summary`."""
-    from rote_hf.results.aggregate import rote_summary
-
     if not len(fits):
         return []
     raw = _with_marks(df[df["run_id"].isin(set(fits["run_id"]))])
@@ -283,8 +283,6 @@ def filter_choices(df) -> dict[str, list[str]]:
 
 def _sources(present: list[str]) -> list[str]:
     """Every source a row can have (a filter on one with no rows yet gives an empty board)."""
-    from rote_hf.results.schema import SOURCES
-
     return [*SOURCES, *[s for s in present if s not in SOURCES]]
 
 
@@ -316,8 +314,6 @@ def cogscale_board(df, *, lr_selection: str = "validation", task: str = ALL, dif
     budget, model (display name), then source (ours, submitted, paper).
     """
     import pandas as pd
-
-    from rote_hf.results.aggregate import LR_SELECTIONS, cogscale_table
 
     if lr_selection not in LR_SELECTIONS:
         raise ValueError(f"lr_selection must be one of {list(LR_SELECTIONS)}, got {lr_selection!r}")

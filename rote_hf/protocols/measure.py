@@ -1,13 +1,13 @@
 """Per-run measurements: trainable parameters, wall time, peak CUDA and CPU memory.
 
 Units: seconds, MiB (2**20 bytes). CUDA peak is measured from a warmed-up baseline: the device is
-warmed up once per process (:func:`rote_hf.train.device.warm_up`: CUDA context, cuBLAS workspace,
+warmed up once per process (:func:`rote_hf.protocols.device.warm_up`: CUDA context, cuBLAS workspace,
 cuDNN), then at the start of each run the peak counter is reset and the bytes already allocated
 are noted; ``peak_cuda_mb`` = ``max_memory_allocated`` during the run minus that baseline, i.e.
 the memory the fit itself allocated at its peak (model, optimiser state, activations, data). The
 cuBLAS workspace (about 32 MiB on sm90) would otherwise dwarf a 1k-parameter model. The reset works
 for *any* CUDA device (the reference resets only for the literal ``"cuda"``; rote.md §15.2). Both
-clock reads are synchronised with the device (:func:`rote_hf.train.device.now`). CPU peak is the process's peak resident set size during the run: on Linux the peak
+clock reads are synchronised with the device (:func:`rote_hf.protocols.device.now`). CPU peak is the process's peak resident set size during the run: on Linux the peak
 (VmHWM) is reset through ``/proc/self/clear_refs`` at the start of the run, so the figure
 belongs to this run, not to earlier ones in the same process (the reference records 0 on CPU).
 """
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rote_hf.train.device import now, warm_up
+from rote_hf.protocols.device import now, warm_up
 
 _STATUS = Path("/proc/self/status")
 _CLEAR_REFS = Path("/proc/self/clear_refs")
@@ -99,3 +99,8 @@ class measure:
         if self._cuda:
             self.result.peak_cuda_mb = (torch.cuda.max_memory_allocated(self.device) - self._baseline) / 2**20
         self.result.peak_cpu_mb = _cpu_peak_mib()
+
+
+__all__ = [
+    "Measurement", "measure", "trainable_parameters",
+]
