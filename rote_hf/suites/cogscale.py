@@ -21,7 +21,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable
 
-from rote_hf.suites.base import ModelEntry, RunSpec, Suite, budget_label, check_keys, parse_models
+from rote_hf.suites.base import (
+    ModelEntry, RunSpec, Suite, budget_label, check_keys, check_zoo_models, parse_models,
+)
 from rote_hf.suites.headlines import COGSCALE_HEADLINE
 
 #: Models whose readout is fitted in closed form (no learning rate, no protocol).
@@ -43,6 +45,13 @@ class CogScaleGrid:
         for key in ("tasks", "difficulties", "seeds"):
             if not getattr(self, key):
                 raise ValueError(f"data.{key} must be a non-empty list for suite 'cogscale'")
+        from rote_hf.cogscale import DIFFICULTIES, TASKS
+
+        for key, allowed in (("tasks", tuple(TASKS)), ("difficulties", tuple(DIFFICULTIES))):
+            unknown = [v for v in getattr(self, key) if v not in allowed]
+            if unknown:  # refused here, before any run: each would be stored as a failed run
+                raise ValueError(f"data.{key} must be among {', '.join(allowed)}; got unknown "
+                                 f"{', '.join(map(repr, unknown))}")
 
     @classmethod
     def parse(cls, raw: Any) -> "CogScaleGrid":
@@ -90,6 +99,7 @@ class CogScaleSuite(Suite):
 
     def parse(self, raw: Mapping[str, Any]) -> CogScaleSection:
         models = parse_models(raw.get("models"))
+        check_zoo_models(models)
         for m in models:
             entry = m.as_dict()
             if "hyperparameters" not in entry:

@@ -25,7 +25,7 @@ from types import MappingProxyType
 from typing import Any, Callable
 
 from rote_hf.suites.base import (
-    ModelEntry, RunSpec, Suite, budget_label, check_keys, parse_models, parse_runs,
+    ModelEntry, RunSpec, Suite, budget_label, check_keys, check_zoo_models, parse_models, parse_runs,
 )
 from rote_hf.suites.headlines import ROTE_FALLBACK, ROTE_HEADLINE
 from rote_hf.symbolic.generator import PAPER_COMPLEXITIES, PAPER_SYMBOLS
@@ -137,7 +137,9 @@ class RoteSuite(Suite):
 
     def parse(self, raw: Mapping[str, Any]) -> RoteSection:
         given = MappingProxyType(dict(raw.get("protocol") or {}))
-        return RoteSection(RoteData.parse(raw.get("data")), parse_models(raw.get("models")), self.protocol(given),
+        data, models = RoteData.parse(raw.get("data")), parse_models(raw.get("models"))
+        check_zoo_models(models)
+        return RoteSection(data, models, self.protocol(given),
                            given, parse_runs(raw.get("runs", 1)))
 
     def expand(self, section: RoteSection, config_name: str) -> list[RunSpec]:
