@@ -21,9 +21,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable
 
-from rote_hf.suites.base import (
-    ModelEntry, RunSpec, Suite, budget_label, check_keys, check_zoo_models, parse_models,
-)
+from rote_hf.suites.base import ModelEntry, RunSpec, Suite, budget_label, check_keys, parse_models
 from rote_hf.suites.headlines import COGSCALE_HEADLINE
 
 #: Models whose readout is fitted in closed form (no learning rate, no protocol).
@@ -98,6 +96,8 @@ class CogScaleSuite(Suite):
         return CogScaleProtocol(**values)
 
     def parse(self, raw: Mapping[str, Any]) -> CogScaleSection:
+        from rote_hf.suites.model_names import check_zoo_models
+
         models = parse_models(raw.get("models"))
         check_zoo_models(models)
         for m in models:

@@ -25,7 +25,7 @@ from types import MappingProxyType
 from typing import Any, Callable
 
 from rote_hf.suites.base import (
-    ModelEntry, RunSpec, Suite, budget_label, check_keys, check_zoo_models, parse_models, parse_runs,
+    ModelEntry, RunSpec, Suite, budget_label, check_keys, parse_models, parse_runs,
 )
 from rote_hf.suites.headlines import ROTE_FALLBACK, ROTE_HEADLINE
 from rote_hf.symbolic.generator import PAPER_COMPLEXITIES, PAPER_SYMBOLS
@@ -136,6 +136,8 @@ class RoteSuite(Suite):
         return RoteProtocol.from_dict(values)
 
     def parse(self, raw: Mapping[str, Any]) -> RoteSection:
+        from rote_hf.suites.model_names import check_zoo_models
+
         given = MappingProxyType(dict(raw.get("protocol") or {}))
         data, models = RoteData.parse(raw.get("data")), parse_models(raw.get("models"))
         check_zoo_models(models)
