@@ -9,6 +9,7 @@ uses the error handling of ``rote-hf`` (:func:`rote_hf.cli.run_command`).
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -102,3 +103,26 @@ def test_results_under_or_at_a_regular_file_is_one_line_exit_1(tmp_path, under):
     out = _train(tmp_path, "--config", "cogscale_smoke", "--results", str(results))
     _one_line_error(out, 1, str(results), "ot a directory")
     assert afile.read_text() == "keep me" and sorted(os.listdir(tmp_path)) == ["afile"]
+
+
+def _normalised(lines: list[str]) -> list[str]:
+    """Non-empty lines with runs of whitespace as one space (the README shows accelerate's tabs as
+    they are, an editor may not) and the process count of the machine as ``N``."""
+    out = [" ".join(line.split()) for line in lines if line.strip()]
+    return [re.sub(r"(`--num_processes` was set to a value of )`\d+`", r"\1`N`", line) for line in out]
+
+
+def test_readme_shows_the_accelerate_q_output_as_it_is(tmp_path):
+    """README.md shows what `accelerate launch -q eval_suite/train.py --config nope` prints and that
+    accelerate turns the script's exit status 2 into 1; both checked against the real commands."""
+    command = '$ accelerate launch -q eval_suite/train.py --config nope; echo "exit $?"\n'
+    shown = (REPO_ROOT / "README.md").read_text(encoding="utf-8").split(command, 1)[1].split("```", 1)[0]
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT), "OMP_NUM_THREADS": "1"}
+    env.pop("MASTER_ADDR", None)
+    launched = subprocess.run([sys.executable, "-m", "accelerate.commands.launch", "-q", "eval_suite/train.py",
+                               "--config", "nope"], cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert launched.returncode == 1 and "Traceback" not in launched.stderr, launched.stderr[-3000:]
+    assert _normalised([*launched.stdout.splitlines(), *launched.stderr.splitlines(), "exit 1"]) == \
+        _normalised(shown.splitlines())
+    plain = _train(tmp_path, "--config", "nope")
+    _one_line_error(plain, 2, "--config: no such file or shipped config 'nope'")
