@@ -76,9 +76,9 @@ def doc_blocks(files: list[Path] = DOC_FILES, base: Path = REPO_ROOT) -> list[Bl
 
 BLOCKS = doc_blocks()
 RUNNABLE = [b for b in BLOCKS if NO_RUN not in b.info.split()]
-#: Commented prints whose output spans several lines (a description in words, not a value), by
-#: "<block id>+<line in the block>"; the test fails when one is added or one disappears.
-UNCOMPARED = {"docs/train.md:74+7"}
+#: Commented prints whose output spans several lines (a description in words, not a value), as
+#: "<file>: # <comment>"; the test fails when one is added or one disappears.
+UNCOMPARED = {"docs/train.md: # per model: DL, JW, exact rate, cost ..."}
 PRINT_HOOK = "__docs_print"
 
 
@@ -192,13 +192,14 @@ def check_prints(block: Block, prints: Path) -> None:
         printed.setdefault(index, []).append(text)
     for index, want in expected.items():
         where = f"{block.id}+{want.line - 1}"
+        key = f"{block.path}: # {want.comment}"
         assert index in printed, f"{where}: the print commented '# {want.comment}' never ran"
         for text in printed[index]:
             if text.count("\n") > 1:
-                assert where in UNCOMPARED, f"{where} prints {text.count(chr(10))} lines: not a value to compare " \
+                assert key in UNCOMPARED, f"{where} prints {text.count(chr(10))} lines: not a value to compare " \
                                             f"with '# {want.comment}'; add it to UNCOMPARED if it is a description"
                 continue
-            assert where not in UNCOMPARED, f"{where} prints one line now: remove it from UNCOMPARED"
+            assert key not in UNCOMPARED, f"{where} prints one line now: remove {key!r} from UNCOMPARED"
             assert expected_pattern(want.comment).fullmatch(text.rstrip("\n")), \
                 f"{where} printed {text.rstrip()!r}, its comment says '# {want.comment}'"
 
@@ -243,8 +244,8 @@ def test_commented_prints_are_found_and_instrumented():
     assert code.splitlines()[1] == f"{PRINT_HOOK}(0, x)   # 1" and code.splitlines()[4] == f"    {PRINT_HOOK}(1, x, x)  # 1 1"
     assert code.splitlines()[6] == f"{PRINT_HOOK}(2, 'é'); {PRINT_HOOK}(3, x)  # 1"
     scripts = [b for b in RUNNABLE if not b.code.lstrip().startswith(">>>")]
-    uncompared = {f"{b.id}+{e.line - 1}" for b in scripts for e in instrument_prints(b.code)[1].values()}
-    assert UNCOMPARED <= uncompared, UNCOMPARED - uncompared  # a block moved: update UNCOMPARED
+    commented = {f"{b.path}: # {e.comment}" for b in scripts for e in instrument_prints(b.code)[1].values()}
+    assert UNCOMPARED <= commented, UNCOMPARED - commented  # a print went away: update UNCOMPARED
 
 
 @pytest.mark.parametrize("block", RUNNABLE, ids=[b.id for b in RUNNABLE])
