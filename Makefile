@@ -1,7 +1,11 @@
 # Two entry points (see README.md): `make demo` and `make test`.
-# Both create .venv on first use and install everything in one pip command,
-# so that torch resolves to the pinned CPU build.
+# Both create .venv on first use and install everything in one pip command, so that torch
+# resolves to the pinned 2.13.0 (on Linux x86-64 PyPI's wheel is the CUDA build; see TORCH_INDEX).
 PYTHON ?= python3
+# Optional, first install only: where pip also looks for torch. A URL is an extra index (the CPU
+# build: TORCH_INDEX=https://download.pytorch.org/whl/cpu), anything else a folder of wheels.
+TORCH_INDEX ?=
+TORCH_SOURCE := $(if $(TORCH_INDEX),$(if $(findstring ://,$(TORCH_INDEX)),--extra-index-url,--find-links) $(TORCH_INDEX))
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
@@ -18,7 +22,7 @@ LAUNCH := OMP_NUM_THREADS=1 $(BIN)/accelerate launch --multi_gpu --num_processes
 $(STAMP):
 	@echo "make: installing rote-hf and its dependencies into $(VENV)/ (one pip command; a few minutes on first use)"
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --progress-bar on -e ".[test]"
+	$(BIN)/python -m pip install --progress-bar on $(TORCH_SOURCE) -e ".[test]"
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 

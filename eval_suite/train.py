@@ -25,6 +25,7 @@ every fit runs in float32.
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import os
 import sys
@@ -90,7 +91,15 @@ def main(argv: list[str] | None = None) -> int:
                              "device kind (CPU vs CUDA)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    from rote_hf.cli import run_command
 
+    # the same error handling as `rote-hf`: bad input -> one line, exit 2; an environmental error
+    # (a read-only results folder, --results under a file) -> one line naming the path, exit 1
+    return run_command(train, args, prog="train.py")
+
+
+def train(args: argparse.Namespace) -> int:
+    """Train the sweep of ``args`` (parsed by :func:`main`); the exit status."""
     from rote_hf.results import load
     from rote_hf.train import SweepConfig, expand, make_accelerator, run_specs
     from rote_hf.train.config import select
@@ -102,25 +111,19 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
 
-    try:
-        path = resolve_config(args.config)
-        config = SweepConfig.from_yaml(path)
-        specs = select(expand(config), args.only)
-    except (ValueError, TypeError, FileNotFoundError) as exc:
-        # the last line this script prints: under `accelerate launch` only the launcher's own
-        # CalledProcessError traceback (about the exit status) follows it
-        print(f"train.py: error: {exc}", file=sys.stderr, flush=True)
-        return 2
+    # a bad config (unknown key, model or task, YAML syntax error with its line and column) raises
+    # ValueError before any work: run_command prints it as the last line of this script (under
+    # `accelerate launch` only the launcher's own report of the exit status follows it)
+    path = resolve_config(args.config)
+    config = SweepConfig.from_yaml(path)
+    specs = select(expand(config), args.only)
     if args.config is None and os.environ.get("RANK", "0") == "0":
         print(f"train.py: no --config given: running the default, {DEFAULT_LABEL} ({path})", flush=True)
     if not args.rerun_shipped:
         specs = skip_shipped(specs, config.name)
+    make_results_folder(args.results)
     requested = args.processes or (int(os.environ["WORLD_SIZE"]) if "WORLD_SIZE" in os.environ else None)
-    try:
-        accelerator = make_accelerator(collective_timeout=args.collective_timeout)
-    except ValueError as exc:
-        print(f"train.py: error: {exc}", file=sys.stderr)
-        return 2
+    accelerator = make_accelerator(collective_timeout=args.collective_timeout)  # ValueError: exit 2
     if accelerator.num_processes == 1 and os.environ.get("ACCELERATE_USE_CPU", "").lower() == "true" and requested is None:
         logging.warning("accelerate launch --cpu runs a single process; use --multi_gpu with --processes N on CPU")
     try:
@@ -155,6 +158,18 @@ def skip_shipped(specs: list, config_name: str) -> list:
               f"({SHIPPED_DIR / config_name}.parquet) and count as finished (--rerun-shipped trains them again)",
               flush=True)
     return todo
+
+
+def make_results_folder(value: str) -> Path:
+    """The ``--results`` folder, created now (parents too), so that a read-only place or a path
+    under a regular file stops the sweep before any work with an ``OSError`` naming the path
+    (one line, exit 1) instead of in the middle of the first run."""
+    path = Path(value)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # a regular file (or a link to one) is in the way
+        raise NotADirectoryError(errno.ENOTDIR, "--results is not a directory", value) from None
+    return path
 
 
 def _fleet_size(text: str) -> int | None:

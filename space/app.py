@@ -285,6 +285,8 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True) 
 
 
 def main(argv: list[str] | None = None) -> int:
+    from rote_hf.argtypes import int_in
+
     parser = argparse.ArgumentParser(prog="space/app.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--results", default="results", help="results store folder (default: ./results)")
     # On the Hub the Space runtime sets GRADIO_SERVER_NAME/PORT (0.0.0.0:7860); an explicit
@@ -292,8 +294,9 @@ def main(argv: list[str] | None = None) -> int:
     env_port = os.environ.get("GRADIO_SERVER_PORT")
     parser.add_argument("--host", default=os.environ.get("GRADIO_SERVER_NAME", "127.0.0.1"),
                         help="address to serve on (default: $GRADIO_SERVER_NAME, else 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=int(env_port) if env_port else None,
-                        help="port (default: $GRADIO_SERVER_PORT, else 7860 or the next free one)")
+    # a string default goes through the type too: a bad $GRADIO_SERVER_PORT is refused as --port is
+    parser.add_argument("--port", type=int_in(0, 65535, "port"), default=env_port or None,
+                        help="port, 0..65535 (default: $GRADIO_SERVER_PORT, else 7860 or the next free one)")
     parser.add_argument("--no-shipped", dest="shipped", action="store_false",
                         help="leave out our reproduction rows shipped with the package (only the store's rows)")
     args = parser.parse_args(argv)

@@ -10,18 +10,30 @@ files a block writes (``results/``) land in the temporary folder.
 
 Each block runs on its own in a fresh interpreter (a reader copies one block, not a page), with
 the test environment of conftest.py (offline, private HF home). A block whose lines start with
-``>>>`` is a doctest: its printed outputs are checked too. The only way out is an explicit
-``python no-run`` info string, for a block that cannot run offline; those are counted below and
-may not grow silently.
+``>>>`` is a doctest: its printed outputs are checked too. In the other blocks, a ``print(...)``
+statement followed by a comment (``print(x)   # 30 5``) is checked against the line it prints
+when that comment reads as the value: ``...`` stands for any text, ``<name>`` for one word, and a
+trailing ``(explanation in words)`` is not part of the value (:func:`expected_pattern`). A print
+whose output spans several lines carries a description, not a value, and is not compared
+(:data:`UNCOMPARED` lists those, so that the list cannot grow silently). The only way out is an
+explicit ``python no-run`` info string, for a block that cannot run offline; those are counted
+below and may not grow silently.
+
+The session fixture builds the mirror outside the per-test timeout (``timeout_func_only`` in
+pyproject.toml): the build is bounded by its own subprocess timeouts, each block by its own.
 """
 
 from __future__ import annotations
 
+import ast
+import io
+import json
 import os
 import re
 import subprocess
 import sys
 import textwrap
+import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,6 +76,63 @@ def doc_blocks(files: list[Path] = DOC_FILES, base: Path = REPO_ROOT) -> list[Bl
 
 BLOCKS = doc_blocks()
 RUNNABLE = [b for b in BLOCKS if NO_RUN not in b.info.split()]
+#: Commented prints whose output spans several lines (a description in words, not a value), as
+#: "<file>: # <comment>"; the test fails when one is added or one disappears.
+UNCOMPARED = {"docs/train.md: # per model: DL, JW, exact rate, cost ..."}
+PRINT_HOOK = "__docs_print"
+
+
+@dataclass(frozen=True)
+class Expected:
+    """A ``print(...)`` statement of a block with the comment that follows it."""
+
+    line: int  # 1-based, in the block's code
+    comment: str
+
+
+def expected_pattern(comment: str) -> re.Pattern:
+    """The printed line a comment announces, as a regex: ``...`` is any text, ``<name>`` one
+    word, and a trailing ``(explanation in words)`` is dropped (``cuda:1 (two processes per GPU)``)."""
+    text = comment.strip()
+    note = re.fullmatch(r"(.*\S) \(([^()]*)\)", text)
+    if note and re.search(r"[A-Za-z]{2,} [A-Za-z]", note.group(2)):
+        text = note.group(1)
+    parts = re.split(r"(\.\.\.|<[A-Za-z0-9_]+>)", text)
+    return re.compile("".join(".*" if p == "..." else r"\S+" if p.startswith("<") else re.escape(p) for p in parts))
+
+
+def instrument_prints(code: str) -> tuple[str, dict[int, Expected]]:
+    """``code`` with every commented ``print(...)`` statement calling :data:`PRINT_HOOK` (which
+    prints as ``print`` does and records the text), and those statements by their index."""
+    comments = {tok.start[0]: tok.string.lstrip("#").strip()
+                for tok in tokenize.generate_tokens(io.StringIO(code).readline) if tok.type == tokenize.COMMENT}
+    prints = sorted((node for node in ast.walk(ast.parse(code)) if _is_print(node) and comments.get(node.end_lineno)),
+                    key=lambda node: (node.lineno, node.col_offset))
+    found = {index: Expected(node.lineno, comments[node.end_lineno]) for index, node in enumerate(prints)}
+    lines = code.splitlines(keepends=True)
+    for index, node in reversed(list(enumerate(prints))):  # from the end: earlier offsets stay valid
+        raw = lines[node.lineno - 1].encode("utf-8")  # col_offset counts UTF-8 bytes
+        head, tail = raw[:node.col_offset], raw[node.col_offset + len(b"print("):]
+        lines[node.lineno - 1] = (head + f"{PRINT_HOOK}({index}, ".encode() + tail).decode("utf-8")
+    return "".join(lines), found
+
+
+def _is_print(node: ast.AST) -> bool:
+    """Whether ``node`` is a statement that is a plain ``print(...)`` call."""
+    call = node.value if isinstance(node, ast.Expr) else None
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "print"
+
+
+# prints as print() does, and appends [index, printed text] to the file $ROTE_DOCS_PRINTS
+_HOOK_SOURCE = f"""
+def {PRINT_HOOK}(index, *args, **kwargs):
+    import io, json, os
+    buffer = io.StringIO()
+    print(*args, **{{**kwargs, "file": buffer}})
+    print(buffer.getvalue(), end="", file=kwargs.get("file"), flush=kwargs.get("flush", False))
+    with open(os.environ["ROTE_DOCS_PRINTS"], "a", encoding="utf-8") as record:
+        record.write(json.dumps([index, buffer.getvalue()]) + "\\n")
+"""
 
 
 @pytest.fixture(scope="session")
@@ -91,8 +160,10 @@ def _env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
 
 
-def run_block(block: Block, cwd: Path) -> subprocess.CompletedProcess:
-    """Run one block in a fresh interpreter in ``cwd`` with this checkout first on the path."""
+def run_block(block: Block, cwd: Path, prints: Path | None = None) -> subprocess.CompletedProcess:
+    """Run one block in a fresh interpreter in ``cwd`` with this checkout first on the path;
+    with ``prints``, its commented prints record what they print there (:func:`instrument_prints`)."""
+    env = _env()
     if block.code.lstrip().startswith(">>>"):
         # a doctest block: run it through doctest so that the shown outputs are checked as well
         code = ("import doctest, sys\n"
@@ -100,10 +171,37 @@ def run_block(block: Block, cwd: Path) -> subprocess.CompletedProcess:
                 "runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)\n"
                 "runner.run(test)\n"
                 "sys.exit(1 if runner.failures else 0)\n")
+    elif prints is not None and instrument_prints(block.code)[1]:
+        # run in the script's own globals (as the plain block would be), compiled under the block's
+        # id so that a traceback names the block's own line numbers
+        code = _HOOK_SOURCE + f"exec(compile({instrument_prints(block.code)[0]!r}, {block.id!r}, 'exec'))\n"
+        env["ROTE_DOCS_PRINTS"] = str(prints)
     else:
         code = block.code
-    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=_env(), capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=BLOCK_TIMEOUT_S)
+
+
+def check_prints(block: Block, prints: Path) -> None:
+    """Each commented print of ``block`` ran and printed, each time, the line its comment
+    announces; a print of several lines must be one of :data:`UNCOMPARED`."""
+    expected = instrument_prints(block.code)[1]
+    records = [json.loads(line) for line in prints.read_text(encoding="utf-8").splitlines()] if prints.exists() else []
+    printed: dict[int, list[str]] = {}
+    for index, text in records:
+        printed.setdefault(index, []).append(text)
+    for index, want in expected.items():
+        where = f"{block.id}+{want.line - 1}"
+        key = f"{block.path}: # {want.comment}"
+        assert index in printed, f"{where}: the print commented '# {want.comment}' never ran"
+        for text in printed[index]:
+            if text.count("\n") > 1:
+                assert key in UNCOMPARED, f"{where} prints {text.count(chr(10))} lines: not a value to compare " \
+                                            f"with '# {want.comment}'; add it to UNCOMPARED if it is a description"
+                continue
+            assert key not in UNCOMPARED, f"{where} prints one line now: remove {key!r} from UNCOMPARED"
+            assert expected_pattern(want.comment).fullmatch(text.rstrip("\n")), \
+                f"{where} printed {text.rstrip()!r}, its comment says '# {want.comment}'"
 
 
 def test_the_docs_have_python_blocks():
@@ -127,7 +225,33 @@ def test_extraction_finds_fences_exactly(tmp_path):
                                            Block("x.md", 15, "", "if True:\n    print(2)\n")]
 
 
+def test_expected_comments_read_as_values():
+    for comment, line in (("{'dl_distance': 0.25}", "{'dl_distance': 0.25}"), ("30 5", "30 5"),
+                          ("(100, 50, 4) classification", "(100, 50, 4) classification"),
+                          ("cuda:1 (two processes per GPU on 8 GPUs)", "cuda:1"),
+                          ("8 rote-gru-n2-c10-<hash16>", "8 rote-gru-n2-c10-0123456789abcdef"),
+                          ("0.4 15 results/llm_logs/...", "0.4 15 results/llm_logs/x.jsonl"),
+                          ("{'groups': ..., 'tested': ...}", "{'groups': 3, 'tested': 2}")):
+        assert expected_pattern(comment).fullmatch(line), (comment, line)
+    for comment, line in (("30 5", "30 6"), ("(1, 2)", "1, 2"), ("8 rote-<hash16>", "8 rote-a b")):
+        assert not expected_pattern(comment).fullmatch(line), (comment, line)
+
+
+def test_commented_prints_are_found_and_instrumented():
+    code, found = instrument_prints("x = 1\nprint(x)   # 1\nprint(x)\nif x:\n    print(x, x)  # 1 1\n# print(2)  # 2\n"
+                                    "print('é'); print(x)  # 1\n")
+    assert found == {0: Expected(2, "1"), 1: Expected(5, "1 1"), 2: Expected(7, "1"), 3: Expected(7, "1")}
+    assert code.splitlines()[1] == f"{PRINT_HOOK}(0, x)   # 1" and code.splitlines()[4] == f"    {PRINT_HOOK}(1, x, x)  # 1 1"
+    assert code.splitlines()[6] == f"{PRINT_HOOK}(2, 'é'); {PRINT_HOOK}(3, x)  # 1"
+    scripts = [b for b in RUNNABLE if not b.code.lstrip().startswith(">>>")]
+    commented = {f"{b.path}: # {e.comment}" for b in scripts for e in instrument_prints(b.code)[1].values()}
+    assert UNCOMPARED <= commented, UNCOMPARED - commented  # a print went away: update UNCOMPARED
+
+
 @pytest.mark.parametrize("block", RUNNABLE, ids=[b.id for b in RUNNABLE])
-def test_block_runs_as_written(block, user_root):
-    proc = run_block(block, user_root)
+def test_block_runs_as_written(block, user_root, tmp_path):
+    prints = tmp_path / "prints.jsonl"
+    proc = run_block(block, user_root, prints)
     assert proc.returncode == 0, f"{block.id} failed (cwd {user_root}):\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+    if not block.code.lstrip().startswith(">>>"):
+        check_prints(block, prints)

@@ -4,8 +4,9 @@
 ``--local PATH``: a local transformers model) at ``http://127.0.0.1:8000/v1/chat/completions``,
 so the whole HTTP path of ``eval_suite/llm_query.py`` can be tried without an API account, and a
 local model can be shared by several runs. Only ``POST /v1/chat/completions`` is answered;
-request bodies are capped at 1 MiB and
-validated (:func:`check_request`: a malformed body is answered with a JSON 400 naming the field); it binds to 127.0.0.1 unless told otherwise.
+request bodies are capped at 1 MiB (a longer one is answered with a JSON 413), parsed with a
+nesting limit (:func:`loads_limited`) and validated (:func:`check_request`: a malformed or too deeply
+nested body is answered with a JSON 400 naming the field); it binds to 127.0.0.1 unless told otherwise.
 
 :class:`DifferenceResponder` (registered as ``"difference"``) is a transparent baseline: it
 finds the smallest order ``d <= 4`` at which the shown terms have constant ``d``-th differences
@@ -27,6 +28,13 @@ from rote_hf.llm.prompt import ABSTAIN, next_key
 from rote_hf.llm.responders import Responder, ResponderError, register_responder
 
 MAX_BODY_BYTES = 1 << 20
+#: Deepest nesting of arrays/objects a request body may have (a chat request needs about 5);
+#: deeper bodies are answered with 400 before ``json.loads`` could hit Python's recursion limit.
+MAX_JSON_DEPTH = 64
+#: Most bytes of an over-long body read (and dropped) before its 413 answer, so that the client,
+#: still sending, receives the answer instead of a reset connection; past this the server hangs up.
+MAX_DRAIN_BYTES = 64 << 20
+_JSON_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')  # a string (skipped) or a bracket
 _TERMS = re.compile(r"Terms a\(1\)\.\.a\(\d+\):\s*([-\d,\s]+)")
 _KEY = re.compile(r'"next_(three|\d+)"')
 
@@ -114,6 +122,22 @@ def check_request(body: Any) -> list[dict[str, str | None]]:
     return [{"role": m["role"], "content": m["content"]} for m in messages]
 
 
+def loads_limited(text: str, max_depth: int = MAX_JSON_DEPTH) -> Any:
+    """``json.loads(text)`` for a body nested at most ``max_depth`` arrays/objects deep; deeper
+    text raises :class:`RequestError` naming the limit (checked first, in time linear in the text,
+    so ``json.loads`` never recurses past it)."""
+    depth = 0
+    for match in _JSON_NESTING.finditer(text):
+        token = match.group()
+        if token in ("[", "{"):
+            depth += 1
+            if depth > max_depth:
+                raise RequestError(f"body must be JSON nested at most {max_depth} arrays/objects deep")
+        elif token in ("]", "}"):
+            depth -= 1
+    return json.loads(text)
+
+
 def make_server(responder: Responder, host: str = "127.0.0.1", port: int = 0) -> ThreadingHTTPServer:
     """An HTTP server answering OpenAI chat completions with ``responder`` (call ``serve_forever``)."""
     lock = threading.Lock()  # one generation at a time: local models are not thread-safe
@@ -132,6 +156,16 @@ def make_server(responder: Responder, host: str = "127.0.0.1", port: int = 0) ->
             self.end_headers()
             self.wfile.write(data)
 
+        def _drain(self, length: int) -> None:
+            """Read and drop up to :data:`MAX_DRAIN_BYTES` of a body that will not be parsed."""
+            left = min(length, MAX_DRAIN_BYTES)
+            while left > 0:
+                chunk = self.rfile.read(min(left, 1 << 16))
+                if not chunk:
+                    break
+                left -= len(chunk)
+            self.close_connection = True
+
         def do_POST(self) -> None:  # noqa: N802
             if self.path.rstrip("/") != "/v1/chat/completions":
                 return self._send(404, {"error": {"message": "only POST /v1/chat/completions is served"}})
@@ -142,9 +176,11 @@ def make_server(responder: Responder, host: str = "127.0.0.1", port: int = 0) ->
             except ValueError:
                 return self._send(400, {"error": {"message": "Content-Length must be a non-negative integer"}})
             if length > MAX_BODY_BYTES:
-                return self._send(413, {"error": {"message": f"request body over {MAX_BODY_BYTES} bytes"}})
+                self._drain(length)
+                return self._send(413, {"error": {"message": f"request body over {MAX_BODY_BYTES} bytes",
+                                                  "type": "invalid_request_error"}})
             try:
-                body = json.loads((self.rfile.read(length) or b"{}").decode("utf-8"))
+                body = loads_limited((self.rfile.read(length) or b"{}").decode("utf-8"))
                 messages = check_request(body)
             except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError included
                 msg = str(exc) if isinstance(exc, RequestError) else "body must be UTF-8 JSON"

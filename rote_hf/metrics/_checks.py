@@ -40,9 +40,38 @@ def check_same_length(columns: dict[str, list]) -> int:
                 f"{first} and {other} must have the same number of rows, "
                 f"got {n} and {len(columns[other])}"
             )
-    if n == 0:
-        raise ValueError(f"{', '.join(names)} must not be empty: at least one row is needed")
+    check_not_empty(columns)
     return n
+
+
+def check_not_empty(columns: dict[str, Any]) -> None:
+    """``ValueError`` naming the columns when none of ``columns`` (the inputs given, ``None`` for
+    one not given) has a row: the one message every metric and evaluate module gives for empty
+    input (evaluate itself would fail on it with an IndexError while reading the first row)."""
+    given = [v for v in columns.values() if v is not None]
+    if given and all(hasattr(v, "__len__") and len(v) == 0 for v in given):
+        raise ValueError(f"{', '.join(columns)} must not be empty: at least one row is needed")
+
+
+def check_max_length(max_length: Any) -> int | None:
+    """``max_length``: ``None`` (no limit) or an integer >= 1; ``ValueError`` naming it otherwise."""
+    if max_length is None:
+        return None
+    if not is_integer(max_length) or max_length < 1:
+        raise ValueError(f"max_length must be None (no limit) or an integer >= 1, got {max_length!r}")
+    return int(max_length)
+
+
+def check_lengths(rows: list, name: str, max_length: int | None) -> None:
+    """``ValueError`` naming ``name[i]`` and ``max_length`` when a row has more than ``max_length``
+    symbols (the distances cost time quadratic in the length: benchmarks/metrics_long_inputs.md)."""
+    if max_length is None:
+        return
+    for i, row in enumerate(rows):
+        if len(row) > max_length:
+            raise ValueError(f"{name}[{i}] has {len(row):,} symbols, over max_length={max_length:,} "
+                             "(the cost grows with the square of the length; pass a larger max_length, "
+                             "or None for no limit)")
 
 
 def check_symbols(value: Any, name: str, row: int | None = None) -> Symbols:

@@ -26,7 +26,9 @@ import numpy as np
 from rapidfuzz.distance import OSA, Jaro
 from rapidfuzz.process import cpdist
 
-from rote_hf.metrics._checks import Symbols, as_rows, check_same_length, check_symbols
+from rote_hf.metrics._checks import (
+    Symbols, as_rows, check_lengths, check_max_length, check_same_length, check_symbols,
+)
 
 WINKLER_PREFIX_CAP = 4
 """Longest common prefix that earns the Winkler bonus (paper: l <= 4)."""
@@ -83,32 +85,44 @@ def jw_distance(a: Symbols, b: Symbols, p: float = WINKLER_P) -> float:
     return 1 - (jaro + prefix * p * (1 - jaro))
 
 
-def as_pairs(predictions: Sequence[Symbols], references: Sequence[Symbols]) -> tuple[list, list]:
-    """Validated (predictions, references) lists of symbol strings with equal, non-zero length."""
+def as_pairs(
+    predictions: Sequence[Symbols], references: Sequence[Symbols], max_length: int | None = None
+) -> tuple[list, list]:
+    """Validated (predictions, references) lists of symbol strings with equal, non-zero length,
+    none longer than ``max_length`` symbols (``None``: no limit)."""
+    max_length = check_max_length(max_length)
     preds = as_rows(predictions, "predictions")
     refs = as_rows(references, "references")
     check_same_length({"predictions": preds, "references": refs})
     preds = [check_symbols(x, "predictions", i) for i, x in enumerate(preds)]
     refs = [check_symbols(x, "references", i) for i, x in enumerate(refs)]
+    check_lengths(preds, "predictions", max_length)
+    check_lengths(refs, "references", max_length)
     return preds, refs
 
 
-def dl_distances(predictions: Sequence[Symbols], references: Sequence[Symbols]) -> np.ndarray:
+def dl_distances(
+    predictions: Sequence[Symbols], references: Sequence[Symbols], max_length: int | None = None
+) -> np.ndarray:
     """``dl_distance`` for every (prediction, reference) pair: float64 array of shape [N].
 
     One call into rapidfuzz for the whole batch (about 1 microsecond per pair of length
-    100, see ``benchmarks/metrics_speed.md``).
+    100, see ``benchmarks/metrics_speed.md``). The time grows with the product of the two
+    lengths (``benchmarks/metrics_long_inputs.md``);
+    ``max_length`` (default ``None``: no limit) refuses longer rows with a ``ValueError``.
     """
-    preds, refs = as_pairs(predictions, references)
+    preds, refs = as_pairs(predictions, references, max_length)
     return cpdist(refs, preds, scorer=OSA.normalized_distance, dtype=np.float64, workers=1)
 
 
 def jw_distances(
-    predictions: Sequence[Symbols], references: Sequence[Symbols], p: float = WINKLER_P
+    predictions: Sequence[Symbols], references: Sequence[Symbols], p: float = WINKLER_P,
+    max_length: int | None = None,
 ) -> np.ndarray:
-    """``jw_distance`` for every (prediction, reference) pair: float64 array of shape [N]."""
+    """``jw_distance`` for every (prediction, reference) pair: float64 array of shape [N];
+    ``max_length`` as for :func:`dl_distances`."""
     p = _check_p(p)
-    preds, refs = as_pairs(predictions, references)
+    preds, refs = as_pairs(predictions, references, max_length)
     jaro = cpdist(refs, preds, scorer=Jaro.similarity, dtype=np.float64, workers=1)
     prefix = np.fromiter(
         (common_prefix_length(r, f) for r, f in zip(refs, preds)), dtype=np.float64, count=len(refs)

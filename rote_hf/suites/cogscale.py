@@ -50,6 +50,13 @@ class CogScaleGrid:
         for key in ("tasks", "difficulties", "seeds"):
             if not getattr(self, key):
                 raise ValueError(f"data.{key} must be a non-empty list for suite 'cogscale'")
+        from rote_hf.cogscale import DIFFICULTIES, TASKS
+
+        for key, allowed in (("tasks", tuple(TASKS)), ("difficulties", tuple(DIFFICULTIES))):
+            unknown = [v for v in getattr(self, key) if v not in allowed]
+            if unknown:  # refused here, before any run: each would be stored as a failed run
+                raise ValueError(f"data.{key} must be among {', '.join(allowed)}; got unknown "
+                                 f"{', '.join(map(repr, unknown))}")
 
     @classmethod
     def parse(cls, raw: Any) -> "CogScaleGrid":
@@ -96,7 +103,10 @@ class CogScaleSuite(Suite):
         return CogScaleProtocol(**values)
 
     def parse(self, raw: Mapping[str, Any]) -> CogScaleSection:
+        from rote_hf.suites.model_names import check_zoo_models
+
         models = parse_models(raw.get("models"))
+        check_zoo_models(models)
         for m in models:
             entry = m.as_dict()
             if "hyperparameters" not in entry:

@@ -137,8 +137,12 @@ class RoteSuite(Suite):
         return RoteProtocol.from_dict(values)
 
     def parse(self, raw: Mapping[str, Any]) -> RoteSection:
+        from rote_hf.suites.model_names import check_zoo_models
+
         given = MappingProxyType(dict(raw.get("protocol") or {}))
-        return RoteSection(RoteData.parse(raw.get("data")), parse_models(raw.get("models")), self.protocol(given),
+        data, models = RoteData.parse(raw.get("data")), parse_models(raw.get("models"))
+        check_zoo_models(models)
+        return RoteSection(data, models, self.protocol(given),
                            given, parse_runs(raw.get("runs", 1)))
 
     def expand(self, section: RoteSection, config_name: str) -> list[RunSpec]:

@@ -53,12 +53,27 @@ class SweepConfig:
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> "SweepConfig":
+        """The config in the YAML file ``path``; a YAML syntax error is a ``ValueError`` naming the
+        file, line and column (one line, as the command line prints it)."""
         import yaml
 
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"config file not found: {path}")
-        return cls.from_dict(yaml.safe_load(path.read_text()))
+        try:
+            raw = yaml.safe_load(path.read_text())
+        except yaml.YAMLError as exc:
+            raise ValueError(yaml_error_line(path, exc)) from None
+        return cls.from_dict(raw)
+
+
+def yaml_error_line(path: Path, exc: Exception) -> str:
+    """``exc`` (a ``yaml.YAMLError``) of file ``path`` as one line: ``<path>:<line>:<column>: ...``
+    (1-based, as editors count), or the file and the error's text when it carries no position."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc)
+    where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+    return " ".join(f"invalid YAML in --config {where}: {problem}".split())
 
 
 def expand(config: SweepConfig) -> list[RunSpec]:

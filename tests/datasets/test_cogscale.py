@@ -101,3 +101,26 @@ def test_iterable_dataset_matches_stream() -> None:
         assert np.array_equal(np.asarray(g["inputs"], dtype=np.float64), w["inputs"])
         assert np.array_equal(np.asarray(g["targets"], dtype=np.float64), w["targets"])
         assert list(g["timesteps"]) == list(w["timesteps"])
+
+
+def test_no_config_loads_the_default_and_the_configs_can_be_listed(mirror: Path) -> None:
+    """Issue 31: what README.md and the card say about ``load_dataset("rote/cogscale")`` without a
+    config name: the default ``simple_copy-small`` (datasets picks it silently from the card's
+    ``default: true``), and ``get_dataset_config_names`` lists the configs of the build."""
+    from datasets import get_dataset_config_names, load_dataset
+
+    cwd = os.getcwd()
+    os.chdir(mirror)
+    try:
+        default = load_dataset("rote/cogscale")  # verbatim, resolved from the mirror folder
+        names = get_dataset_config_names("rote/cogscale")
+    finally:
+        os.chdir(cwd)
+    assert names == ["simple_copy-small", "cross_situation-small"]
+    X, Y, T = to_arrays(default["train"])
+    ref = build_task("simple_copy", "small", 0)
+    assert X.tobytes() == ref["X_train"].tobytes() and T.tobytes() == ref["T_train"].tobytes()
+    card = (mirror / "rote" / "cogscale" / "README.md").read_text()
+    assert 'datasets.get_dataset_config_names("rote/cogscale")' in card
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert "without a config name quietly loads the default config,\n`simple_copy-small`" in readme

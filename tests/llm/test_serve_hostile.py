@@ -35,8 +35,8 @@ BAD_BODIES = {
 }
 
 
-@pytest.fixture(scope="module")
-def served():
+@pytest.fixture
+def served():  # one server per test: each test ends by stopping it and reading its log
     proc = subprocess.Popen([sys.executable, "-m", "rote_hf.cli", "llm-serve", "--port", "0"], cwd=REPO_ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
@@ -79,3 +79,24 @@ def test_malformed_bodies_get_a_json_400_and_no_traceback(served):
     _, err = proc.communicate(timeout=10)
     assert "Traceback" not in err, err
     assert proc.returncode in (0, 130)
+
+
+def test_deep_nesting_and_huge_bodies_get_a_json_answer_not_a_dropped_connection(served):
+    """Issue 31: JSON nested 5,000 deep made json.loads raise RecursionError (connection closed
+    without an answer); a body over the 1 MiB cap got its 413 before the client had sent it, so the
+    client saw a broken pipe. Now: a JSON 400 naming the depth limit, and a 413 the client reads."""
+    proc, port = served
+    for body in (b"[" * 5000 + b"]" * 5000, b'{"messages": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+                 b"{" * 600_000):
+        status, payload = _post(port, body)
+        assert status == 400, body[:20]
+        assert payload["error"]["message"] == "body must be JSON nested at most 64 arrays/objects deep"
+    status, payload = _post(port, b" " * (8 << 20))  # 8 MiB
+    assert status == 413 and payload["error"]["message"] == "request body over 1048576 bytes"
+    # brackets inside strings are text, not nesting; the server still answers normally after all this
+    msgs = [{"role": "system", "content": "[" * 200 + '\\"{' * 100}, *GOOD_MESSAGES]
+    status, payload = _post(port, json.dumps({"messages": msgs}).encode())
+    assert status == 200 and "[61, 64, 67]" in payload["choices"][0]["message"]["content"]
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=10)
+    assert "Traceback" not in err and "RecursionError" not in err and "failed" not in err, err

@@ -9,6 +9,7 @@ import evaluate
 # generated sibling it needs is imported here (metric_*.py: generated from rote_hf.metrics;
 # no comment may follow a relative import: evaluate would read it as a download URL).
 from .metric_checks import as_rows
+from .metric_checks import check_not_empty
 from .metric_distances import dl_distances
 from .metric_rollout import exact_rollout
 from .rote_pair import rote_pair_info
@@ -43,6 +44,14 @@ class ExactRollout(evaluate.Metric):
 
     def _info(self):
         return rote_pair_info(_DESCRIPTION, _KWARGS_DESCRIPTION)
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Add a batch of (forecast, target) pairs; an empty batch is refused with a ValueError."""
+        # evaluate reads the first row to pick the string or the token-id features, so an empty
+        # input would fail there with an IndexError: refused first, with the library's message
+        # (evaluate appends the inputs description to this docstring, so it must have one)
+        check_not_empty({"predictions": predictions, "references": references})
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def _compute(self, predictions, references, return_per_row=False, return_curve=False):
         out = exact_rollout(predictions, references, return_per_row=return_per_row, return_curve=return_curve)
