@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
                              "device kind (CPU vs CUDA)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
-    from rote_hf.cli import run_command
+    from rote_hf.command import run_command
 
     # the same error handling as `rote-hf`: bad input -> one line, exit 2; an environmental error
     # (a read-only results folder, --results under a file) -> one line naming the path, exit 1

@@ -29,6 +29,7 @@ from rote_hf.results.headlines import COGSCALE_HEADLINE
 from rote_hf.results.schema import ResultRow, budget_label
 from rote_hf.suites.base import ModelEntry, RunSpec, Suite, check_keys, parse_models
 from rote_hf.suites.execution import model_builder, provenance
+from rote_hf.suites.model_names import check_zoo_models
 from rote_hf.zoo.build import resolve_arch
 
 #: Models whose readout is fitted in closed form (no learning rate, no protocol).
@@ -50,7 +51,7 @@ class CogScaleGrid:
         for key in ("tasks", "difficulties", "seeds"):
             if not getattr(self, key):
                 raise ValueError(f"data.{key} must be a non-empty list for suite 'cogscale'")
-        from rote_hf.cogscale import DIFFICULTIES, TASKS
+        from rote_hf.cogscale import DIFFICULTIES, TASKS  # lazy: imports numpy
 
         for key, allowed in (("tasks", tuple(TASKS)), ("difficulties", tuple(DIFFICULTIES))):
             unknown = [v for v in getattr(self, key) if v not in allowed]
@@ -103,8 +104,6 @@ class CogScaleSuite(Suite):
         return CogScaleProtocol(**values)
 
     def parse(self, raw: Mapping[str, Any]) -> CogScaleSection:
-        from rote_hf.suites.model_names import check_zoo_models
-
         models = parse_models(raw.get("models"))
         check_zoo_models(models)
         for m in models:

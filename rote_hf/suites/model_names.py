@@ -1,7 +1,7 @@
 """The model names a sweep config may use, checked when a suite parses its section.
 
-Kept out of :mod:`rote_hf.suites.base`, which the leaderboard Space carries: asking the zoo for
-its names imports the model families (torch), which the Space does not install.
+Asking the zoo for its names (:func:`rote_hf.zoo.registry.names`) imports the model families,
+and so torch, at call time: only parsing a sweep config does it, never the leaderboard Space.
 """
 
 from __future__ import annotations
@@ -10,14 +10,13 @@ from collections.abc import Iterable
 
 from rote_hf.registry import resolve_object
 from rote_hf.suites.base import ModelEntry
+from rote_hf.zoo.registry import names
 
 
 def check_zoo_models(models: Iterable[ModelEntry]) -> None:
     """Refuse, before any run starts, a model entry whose name is neither a zoo name
     (:func:`rote_hf.zoo.names`) nor a ``"module:factory"`` that imports: ``ValueError`` naming
     ``models[i].name`` and listing the zoo names (otherwise every run of it would be stored as failed)."""
-    from rote_hf.zoo.registry import names
-
     known = names()
     for i, model in enumerate(models):
         if ":" not in model.name:

@@ -33,6 +33,7 @@ from rote_hf.results.headlines import ROTE_FALLBACK, ROTE_HEADLINE
 from rote_hf.results.schema import ResultRow, budget_label
 from rote_hf.suites.base import ModelEntry, RunSpec, Suite, check_keys, parse_models, parse_runs
 from rote_hf.suites.execution import model_builder, provenance
+from rote_hf.suites.model_names import check_zoo_models
 from rote_hf.symbolic import complexity, make_windows, paper_seeds
 from rote_hf.symbolic.generator import PAPER_COMPLEXITIES, PAPER_SYMBOLS
 from rote_hf.symbolic.paper_seeds import SEEDS_PER_CELL
@@ -137,8 +138,6 @@ class RoteSuite(Suite):
         return RoteProtocol.from_dict(values)
 
     def parse(self, raw: Mapping[str, Any]) -> RoteSection:
-        from rote_hf.suites.model_names import check_zoo_models
-
         given = MappingProxyType(dict(raw.get("protocol") or {}))
         data, models = RoteData.parse(raw.get("data")), parse_models(raw.get("models"))
         check_zoo_models(models)
