@@ -312,37 +312,40 @@ def cogscale_board(df, *, lr_selection: str = "validation", task: str = ALL, dif
     submitted rows, each with the paper's rows for the same cell beside them (every cell when
     there are none); ``cells="all"`` keeps every cell. Lines are sorted by task, difficulty,
     budget, model (display name), then source (ours, submitted, paper).
+
+    The same as :func:`select_cogscale` on :func:`cogscale_lines` (every cell is computed from its
+    own rows alone, so filtering the lines equals filtering the rows first); a server computes
+    the lines once per version of its rows and selects per request.
     """
+    return select_cogscale(cogscale_lines(df, lr_selection=lr_selection), filter_choices(df), task=task,
+                           difficulty=difficulty, budget=budget, source=source, cells=cells)
+
+
+def cogscale_lines(df, *, lr_selection: str = "validation"):
+    """Every line of the CogScale board, unfiltered and unsorted (columns :data:`COGSCALE_COLUMNS`):
+    the aggregation behind :func:`cogscale_board`, which costs seconds at the full grid."""
     import pandas as pd
 
     if lr_selection not in LR_SELECTIONS:
         raise ValueError(f"lr_selection must be one of {list(LR_SELECTIONS)}, got {lr_selection!r}")
-    if cells not in COG_VIEWS:
-        raise ValueError(f"cells must be one of {list(COG_VIEWS)}, got {cells!r}")
-    choices = filter_choices(df)
-    choices["source"] = _sources(choices["source"])
-    for name, value in (("task", task), ("difficulty", difficulty), ("budget", budget), ("source", source)):
-        _check_choice(name, value, choices[name])
     cog = _with_marks(df[df["suite"] == "cogscale"])
-    cog = cog[[_match(t, task) and _match(d, difficulty) and _match(s, source)
-               for t, d, s in zip(cog["task"], cog["config"], cog["source"])]]
     out = []
     cog = cog.assign(model=cog["display_model"])
     ours = cog[cog["source"] != "paper"]
+    cell_keys = ["task", "config", "model", "budget"]
     for (src, mark, var), g in ours.groupby(["source", "verified_mark", "variant"], sort=True):
         ok = g[g["status"] == "ok"]
         scores = pd.Series(_metric(ok, "test_score"), index=ok.index)
         best = scores.groupby([ok["task"], ok["config"], ok["model"]]).min()
+        provenance = {key: _provenance(cell) for key, cell in g.groupby(cell_keys, sort=False)}
         table = cogscale_table(g, lr_selection=lr_selection, source=src)
         for r in table.to_dict("records"):
-            cell = g[(g["task"] == r["task"]) & (g["config"] == r["difficulty"]) & (g["model"] == r["model"])
-                     & (g["budget"] == r["budget"])]
             rec = {"task": r["task"], "difficulty": r["difficulty"], "budget": r["budget"], "model": r["model"],
                    "variant": var, "mean ± std": _pm(r["mean"], r["std"]), "mean": r["mean"], "std": r["std"],
                    "ci95": _interval(r["ci95_low"], r["ci95_high"]), "seeds": r["seeds"], "failed": r["failed"],
                    "learning_rate": r["learning_rate"], "lr_selection": LR_LABELS[lr_selection],
                    "best_overall": best.get((r["task"], r["difficulty"], r["model"]), math.nan)}
-            rec.update(_provenance(cell))
+            rec.update(provenance[(r["task"], r["difficulty"], r["model"], r["budget"])])
             out.append(rec)
     for r in cog[cog["source"] == "paper"].to_dict("records"):
         mean, std = r["metrics"].get("test_score_mean"), r["metrics"].get("test_score_std")
@@ -351,8 +354,23 @@ def cogscale_board(df, *, lr_selection: str = "validation", task: str = ALL, dif
                     "learning_rate": math.nan, "lr_selection": PAPER_LR_LABEL, "best_overall": math.nan,
                     "source": "paper", "version": "", "commit": "", "fingerprint": "",
                     "verified": r["verified_mark"]})
-    board = pd.DataFrame(out, columns=COGSCALE_COLUMNS)
-    board = board[[_match(b, budget) for b in board["budget"]]]
+    return pd.DataFrame(out, columns=COGSCALE_COLUMNS).round(DIGITS)
+
+
+def select_cogscale(lines, choices: dict[str, list[str]], *, task: str = ALL, difficulty: str = ALL,
+                    budget: str = ALL, source: str = ALL, cells: str = "ours"):
+    """The board of :func:`cogscale_board` from its :func:`cogscale_lines`: the filters, the cells
+    shown and the order. ``choices``: :func:`filter_choices` of the same rows (a value outside
+    them is refused, naming the filter)."""
+    if cells not in COG_VIEWS:
+        raise ValueError(f"cells must be one of {list(COG_VIEWS)}, got {cells!r}")
+    sources = _sources(choices["source"])
+    for name, value, allowed in (("task", task, choices["task"]), ("difficulty", difficulty, choices["difficulty"]),
+                                 ("budget", budget, choices["budget"]), ("source", source, sources)):
+        _check_choice(name, value, allowed)
+    keep = [_match(t, task) and _match(d, difficulty) and _match(b, budget) and _match(s, source)
+            for t, d, b, s in zip(lines["task"], lines["difficulty"], lines["budget"], lines["source"])]
+    board = lines[keep]
     if cells == "ours":
         mine = {(t, d, b) for t, d, b, s in zip(board["task"], board["difficulty"], board["budget"], board["source"])
                 if s != "paper"}
@@ -363,7 +381,7 @@ def cogscale_board(df, *, lr_selection: str = "validation", task: str = ALL, dif
         board = board.assign(_b=[order[b] for b in board["budget"]],
                              _s=[SOURCE_ORDER.get(v, 9) for v in board["source"]]).sort_values(
             ["task", "difficulty", "_b", "model", "_s", "variant"], kind="stable").drop(columns=["_b", "_s"])
-    return board.reset_index(drop=True).round(DIGITS)
+    return board.reset_index(drop=True)
 
 
 COGSCALE_COLUMNS = ["task", "difficulty", "budget", "model", "variant", "source", "mean ± std", "mean", "std", "ci95",

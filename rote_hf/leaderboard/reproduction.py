@@ -47,42 +47,58 @@ def reproduction_configs(df) -> list[str]:
     return ["cogscale_paper", *names]
 
 
+def our_rows(df, config: str = "cogscale_paper"):
+    """Our CogScale rows of sweep ``config`` in the leaderboard's rows ``df``."""
+    if not isinstance(config, str) or not config:
+        raise ValueError(f"config must be a non-empty sweep config name, got {config!r}")
+    return df[(df["source"] == "ours") & (df["suite"] == "cogscale") & (df["config_name"] == config)]
+
+
 def reproduction_view(df, *, view: str = "by model", model: str = ALL, difficulty: str = ALL,
-                      config: str = "cogscale_paper", worst_k: int = 30) -> tuple[Any, str]:
+                      config: str = "cogscale_paper", worst_k: int = 30, report=None, cell_table=None) -> tuple[Any, str]:
     """``(table, headline_markdown)`` for one of :data:`REPRODUCTION_VIEWS`: our rows of sweep
     ``config`` against the published runs, filtered by published ``model`` name and
-    ``difficulty`` (``"all"``: no filter)."""
+    ``difficulty`` (``"all"``: no filter). ``report`` / ``cell_table``: the unfiltered
+    :func:`~rote_hf.results.aggregate.reproduction_report` / :func:`~rote_hf.results.reproduction.cells`
+    of those rows, when a server has them already (computed here otherwise)."""
     import pandas as pd
 
     if view not in REPRODUCTION_VIEWS:
         raise ValueError(f"view must be one of {REPRODUCTION_VIEWS}, got {view!r}")
-    if not isinstance(config, str) or not config:
-        raise ValueError(f"config must be a non-empty sweep config name, got {config!r}")
-    ours = df[(df["source"] == "ours") & (df["suite"] == "cogscale") & (df["config_name"] == config)]
+    ours = our_rows(df, config)
     if not len(ours):
         return pd.DataFrame(columns=["message"]), (f"No runs of `{config}` yet (the reproduction rows ship with "
                                                    "`rote-hf results --export-reproduction --results DIR`).")
-    report = reproduction_report(ours, config_name=config)
-    if model != ALL:
-        report = report[report["model"] == model]
-    if difficulty != ALL:
-        report = report[report["difficulty"] == difficulty]
+    if view.startswith("cells"):
+        table = cells(ours, config_name=config) if cell_table is None else cell_table
+        table = _filtered(table, model, difficulty)
+        tested = int(table["agree"].notna().sum())
+        agree = int(table["agree"].fillna(False).sum())
+        text = (f"**{len(table)}** cells (task, difficulty, budget, model) with our runs, each at the learning rate "
+                f"chosen on test as the published table was made. Within 2 standard errors of the published mean: "
+                f"**{agree}/{tested}** ({agree / tested:.1%}) of the cells with a standard error."
+                if tested else f"**{len(table)}** cells; none has a standard error yet.")
+        return _round(table.reset_index(drop=True)), text
+    report = reproduction_report(ours, config_name=config) if report is None else report
+    report = _filtered(report, model, difficulty)
     h, h_all = headline(report), headline(report, exclude=())
     text = (f"**{len(ours):,}** of our runs; **{h_all['groups']}** groups (task, difficulty, budget, model, LR) on both "
             f"sides. Within 2 standard errors: **{fraction_text(h)}** of the tested non-ESN groups, {fraction_text(h_all)} with the ESN. "
-            "`se = sqrt(s_ours²/n_ours + s_paper²/n_paper)`; see docs/reproduction.md.")
+            "`se = sqrt(s_ours²/n_ours + s_paper²/n_paper)`.")
     if view == "by model":
         table = summary(report, "model")
     elif view == "by category":
         table = summary(report, "category", exclude=("ESN",))
     elif view == "worst groups":
         table = worst(report, worst_k)[_GROUP_COLUMNS]
-    elif view == "all groups":
-        table = report[_GROUP_COLUMNS]
     else:
-        table = cells(ours, config_name=config)
-        if model != ALL:
-            table = table[table["model"] == model]
-        if difficulty != ALL:
-            table = table[table["difficulty"] == difficulty]
+        table = report[_GROUP_COLUMNS]
     return _round(table.reset_index(drop=True)), text
+
+
+def _filtered(table, model: str, difficulty: str):
+    if model != ALL:
+        table = table[table["model"] == model]
+    if difficulty != ALL:
+        table = table[table["difficulty"] == difficulty]
+    return table

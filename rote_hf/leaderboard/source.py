@@ -46,26 +46,27 @@ def repo_folder(repo: str) -> Path:
 
 def read_repo_table(folder: str | os.PathLike):
     """All rows under ``folder/data/ours/*.parquet`` as one Arrow table with the row schema."""
-    table, notices = _read_files(sorted((Path(folder) / "data" / RESULTS_CONFIG).glob("*.parquet")))
+    table, notices, _ = read_files(sorted((Path(folder) / "data" / RESULTS_CONFIG).glob("*.parquet")))
     if notices:
         raise ValueError(f"results repo {folder}: {notices[0]}")
     return table
 
 
-def _read_files(files: list[Path]):
+def read_files(files: list[Path]):
     """Parquet files -> (one Arrow table with the row schema, notices for files that could not be
-    read with it)."""
+    read with it, the files that were read)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     schema = arrow_schema()
-    tables, notices = [], []
+    tables, notices, read = [], [], []
     for f in files:
         try:
             tables.append(pq.read_table(f).select(list(COLUMNS)).cast(schema))
+            read.append(f)
         except Exception as exc:  # noqa: BLE001 -- one bad file must not hide the others
             notices.append(f"{f.name}: file could not be read with the row schema ({type(exc).__name__})")
-    return (pa.concat_tables(tables) if tables else schema.empty_table()), notices
+    return (pa.concat_tables(tables) if tables else schema.empty_table()), notices, read
 
 
 def _store_files(results: str | os.PathLike) -> list[Path]:
@@ -96,47 +97,80 @@ def _decode_rows(frame):
     return frame, notices
 
 
-def load_board_rows(results: str | os.PathLike | None = "results", *, repo: str | None = None,
-                    shipped: bool = True):
-    """Published rows + the local store + (``repo`` or ``$ROTE_RESULTS_REPO``) as one DataFrame
-    (JSON columns decoded), deduplicated on ``run_id``, with the notices of what was skipped:
-    ``(frame, ["<file or run id>: <why>", ...])``. ``shipped=False`` leaves out our reproduction
-    rows shipped with the package (:mod:`rote_hf.results.shipped`)."""
+def read_stored(files: list[Path]):
+    """Stored rows of ``files`` (a store's or a results repo's Parquet files) that a board may show:
+    ``(frame with JSON columns decoded, notices)``; an unreadable file, a row whose JSON does not
+    decode or that does not meet its suite's schema is left out and named in a notice."""
+    table, notices, _ = read_files(files)
+    frame, more = shown_rows(table)
+    return frame, notices + more
+
+
+def shown_rows(table):
+    """The rows of an Arrow ``table`` of stored rows that a board may show: ``(frame with JSON
+    columns decoded, notices)`` for the rows whose JSON does not decode or that do not meet their
+    suite's schema."""
+    frame, bad = _decode_rows(table.to_pandas())
+    frame, invalid = valid_rows(frame)
+    return frame, bad + invalid
+
+
+def paper_frame(shipped: bool = True):
+    """The rows every board starts from: the papers' published rows, and (``shipped``) our
+    reproduction rows shipped with the package; JSON columns decoded."""
+    if shipped:
+        return decode_json_columns(load(None, include_paper=True, decode_json=False))
+    from rote_hf.results.published import paper_rows  # lazy: imports numpy
+
+    return decode_json_columns(rows_to_frame(paper_rows(), decode_json=False))
+
+
+def merge_rows(stored: list, paper):
+    """``stored`` frames (of :func:`read_stored`, first wins) and the :func:`paper_frame` as one
+    frame, deduplicated on ``run_id``: ``(frame, notices)``; neither input is changed. A stored row
+    that claims ``source="paper"`` or a published run id is left out with a notice."""
     import pandas as pd
 
-    repo = repo if repo is not None else os.environ.get(RESULTS_REPO_ENV) or None
     notices: list[str] = []
-    stored = []
-    if results is not None and Path(results).is_dir():
-        table, bad = _read_files(_store_files(results))
-        stored.append(table.to_pandas())
-        notices += bad
-    if repo:
-        table, bad = _read_files(sorted((repo_folder(repo) / "data" / RESULTS_CONFIG).glob("*.parquet")))
-        stored.append(table.to_pandas())
-        notices += bad
-    if shipped:
-        paper = load(None, include_paper=True, decode_json=False)
-    else:
-        from rote_hf.results.published import paper_rows  # lazy: imports numpy
-
-        paper = rows_to_frame(paper_rows(), decode_json=False)
+    stored = [f for f in stored if len(f)]
     if stored:
         ours = pd.concat(stored, ignore_index=True)
-        ours, bad = _decode_rows(ours)
-        notices += bad
-        ours, bad = valid_rows(ours)
-        notices += bad
         claimed = (ours["source"] == "paper") | ours["run_id"].isin(set(paper["run_id"]))
         notices += [f"{short(rid, 60)}: source 'paper' and paper run ids belong to the published rows shipped with "
                     "the package" for rid in ours.loc[claimed, "run_id"]]
         ours = ours[~claimed].drop_duplicates(subset="run_id", keep="first")
     else:
         ours = paper.iloc[0:0]
-
-    paper = decode_json_columns(paper)
     frame = pd.concat([f for f in (ours, paper) if len(f)] or [paper], ignore_index=True)
     return frame.reset_index(drop=True), notices
+
+
+def store_files(results: str | os.PathLike) -> list[Path]:
+    """The run files of the results store at ``results`` (none when it does not exist yet)."""
+    return _store_files(results) if Path(results).is_dir() else []
+
+
+def repo_files(repo: str) -> list[Path]:
+    """The row files of results repo ``repo`` (a hub id or a folder; see :func:`repo_folder`)."""
+    return sorted((repo_folder(repo) / "data" / RESULTS_CONFIG).glob("*.parquet"))
+
+
+def load_board_rows(results: str | os.PathLike | None = "results", *, repo: str | None = None,
+                    shipped: bool = True):
+    """Published rows + the local store + (``repo`` or ``$ROTE_RESULTS_REPO``) as one DataFrame
+    (JSON columns decoded), deduplicated on ``run_id``, with the notices of what was skipped:
+    ``(frame, ["<file or run id>: <why>", ...])``. ``shipped=False`` leaves out our reproduction
+    rows shipped with the package (:mod:`rote_hf.results.shipped`). Reads everything on every call;
+    the Space serves through :class:`rote_hf.leaderboard.serving.BoardService`, which reads once."""
+    repo = repo if repo is not None else os.environ.get(RESULTS_REPO_ENV) or None
+    notices: list[str] = []
+    stored = []
+    for files in ([store_files(results)] if results is not None else []) + ([repo_files(repo)] if repo else []):
+        frame, bad = read_stored(files)
+        stored.append(frame)
+        notices += bad
+    frame, claimed = merge_rows(stored, paper_frame(shipped))
+    return frame, notices + claimed
 
 
 def load_rows(results: str | os.PathLike | None = "results", *, repo: str | None = None, shipped: bool = True):

@@ -1,0 +1,136 @@
+"""The leaderboard's data layer: rows read once, re-read only what changed, boards computed once
+per version of the rows (rote_hf.leaderboard.serving)."""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+
+import pytest
+
+from rote_hf.leaderboard import load_board_rows
+from rote_hf.leaderboard.serving import BoardService
+from rote_hf.results import ResultStore
+from tests.space.rows import cogscale_rows, make_store, rote_rows
+
+
+def _same_rows(a, b) -> None:
+    """The same rows (as text, in any order) under the same columns."""
+    assert list(a.columns) == list(b.columns)
+    assert sorted(map(tuple, a.astype(str).to_numpy())) == sorted(map(tuple, b.astype(str).to_numpy()))
+
+
+def test_rows_are_read_once_and_boards_computed_once(tmp_path):
+    make_store(tmp_path / "results")
+    service = BoardService(tmp_path / "results", shipped=False)
+    snap = service.snapshot()
+    read = service.files_read
+    assert read == len(ResultStore(tmp_path / "results").run_ids()) > 0
+    _same_rows(snap.rows, load_board_rows(tmp_path / "results", shipped=False)[0])
+    calls = []
+    first = snap.memo("board", lambda: calls.append(1) or len(snap.rows))
+    again = service.snapshot()
+    assert again is snap and again.memo("board", lambda: calls.append(1) or -1) == first and calls == [1]
+    assert service.files_read == read  # nothing re-read
+
+
+def test_a_new_run_is_read_alone_and_shown(tmp_path):
+    store = ResultStore(tmp_path / "results")
+    rows = rote_rows(random.Random(0))
+    for row in rows[:-1]:
+        store.append(row)
+    service = BoardService(tmp_path / "results", shipped=False)
+    before = service.snapshot()
+    assert rows[-1].run_id not in set(before.rows["run_id"])
+    store.append(rows[-1])
+    after = service.snapshot()
+    assert after is not before and rows[-1].run_id in set(after.rows["run_id"])
+    assert service.files_read == len(rows)  # the first snapshot read len(rows) - 1 files, the second one
+    _same_rows(after.rows, load_board_rows(tmp_path / "results", shipped=False)[0])
+
+
+def test_a_damaged_file_is_set_aside_once_with_a_notice(tmp_path):
+    store = make_store(tmp_path / "results")
+    (store.runs_dir / "broken.parquet").write_bytes(b"not parquet")
+    service = BoardService(tmp_path / "results", shipped=False)
+    snap = service.snapshot()
+    assert any(n.startswith("broken.parquet: file could not be read") for n in snap.notices)
+    read = service.files_read
+    store.append(cogscale_rows(random.Random(9))[0].__class__(**{**cogscale_rows(random.Random(9))[0].__dict__,
+                                                                  "run_id": "cogscale-extra-run"}))
+    later = service.snapshot()
+    assert service.files_read == read + 1  # only the new file; the broken one is not read again
+    assert any(n.startswith("broken.parquet") for n in later.notices) and "cogscale-extra-run" in set(later.rows["run_id"])
+
+
+def test_a_changed_file_makes_the_store_be_read_again(tmp_path):
+    store = make_store(tmp_path / "results")
+    service = BoardService(tmp_path / "results", shipped=False)
+    n = service.snapshot() and service.files_read
+    victim = sorted(store.runs_dir.glob("*.parquet"))[0]
+    victim.unlink()
+    snap = service.snapshot()
+    assert service.files_read == n + (n - 1) and len(ResultStore(tmp_path / "results").run_ids()) == n - 1
+    _same_rows(snap.rows, load_board_rows(tmp_path / "results", shipped=False)[0])
+
+
+def test_an_unreachable_results_repo_is_a_notice_not_a_failure(tmp_path):
+    make_store(tmp_path / "results")
+    service = BoardService(tmp_path / "results", shipped=False, repo=str(tmp_path / "no" / "such" / "repo"))
+    snap = service.snapshot()
+    assert any(n.startswith(f"results repo {tmp_path / 'no' / 'such' / 'repo'}: not read") for n in snap.notices)
+    assert len(snap.rows) == len(load_board_rows(tmp_path / "results", shipped=False)[0])
+
+
+def test_the_repo_is_read_again_on_its_schedule(tmp_path):
+    now = [0.0]
+    service = BoardService(None, shipped=False, repo=str(tmp_path / "missing"), repo_every_s=60, clock=lambda: now[0])
+    first = service.snapshot()
+    now[0] = 59.0
+    assert service.snapshot() is first
+    now[0] = 60.0
+    assert service.snapshot() is not first
+    with pytest.raises(ValueError, match="repo_every_s must be a number of seconds > 0"):
+        BoardService(None, repo_every_s=0)
+
+
+def test_concurrent_requests_for_one_board_compute_it_once(tmp_path):
+    snap = BoardService(None, shipped=False).snapshot()
+    started, release, calls, results = threading.Event(), threading.Event(), [], []
+
+    def slow():
+        calls.append(1)
+        started.set()
+        release.wait(10)
+        return "board"
+
+    threads = [threading.Thread(target=lambda: results.append(snap.memo("k", slow))) for _ in range(4)]
+    threads[0].start()
+    started.wait(10)
+    for t in threads[1:]:
+        t.start()
+    release.set()
+    for t in threads:
+        t.join(10)
+    assert calls == [1] and results == ["board"] * 4
+
+
+def test_many_run_files_are_compacted_and_read_as_one_part_next_time(tmp_path):
+    store = make_store(tmp_path / "results")
+    n = len(store.run_ids())
+    first = BoardService(tmp_path / "results", shipped=False, compact_min=5)
+    rows = first.snapshot().rows
+    assert first.files_read == n and (tmp_path / "results" / "compact" / "manifest.json").is_file()
+    second = BoardService(tmp_path / "results", shipped=False, compact_min=5)
+    _same_rows(second.snapshot().rows, rows)
+    assert second.files_read == 0  # every row came from the compacted copy
+    # a run file replaced after compaction (a retried run) is read from runs/ again, not from the copy
+    victim = sorted(store.runs_dir.glob("*.parquet"))[0]
+    data = victim.read_bytes()
+    victim.unlink()
+    victim.write_bytes(data)
+    os.utime(victim, ns=(1, 1))
+    third = BoardService(tmp_path / "results", shipped=False, compact_min=10**6)
+    _same_rows(third.snapshot().rows, rows)
+    assert third.files_read == 1
