@@ -116,7 +116,7 @@ def page_visit(url: str) -> None:
                                     args=CHROMIUM_FLAGS)
         page = browser.new_page()
         page.goto(url)
-        page.wait_for_selector('#cogscale-table [data-testid="cell-0-0"]', state="attached", timeout=600_000)
+        page.wait_for_selector('#rote-table [data-testid="cell-0-0"]', timeout=600_000)
         page.wait_for_function("() => !document.body.innerText.includes('processing')", timeout=600_000)
         browser.close()
 

@@ -11,7 +11,6 @@ functions); this file only wires it to Gradio. API names (for ``gradio_client``)
 from __future__ import annotations
 
 import argparse
-import base64
 import logging
 import os
 import sys
@@ -36,11 +35,11 @@ from rote_hf.leaderboard import plots  # noqa: E402
 from rote_hf.leaderboard.serving import BoardService  # noqa: E402
 from rote_hf.boards.tables import RUNS, cogscale_lines, filter_rote, rote_frame, select_cogscale  # noqa: E402
 from rote_hf.results.aggregate import reproduction_report  # noqa: E402
-from rote_hf.results.reproduction import cells as reproduction_cells, mean_vs_mean_png  # noqa: E402
+from rote_hf.results.reproduction import cells as reproduction_cells  # noqa: E402
 from rote_hf.results.schema import SOURCES  # noqa: E402
 from rote_hf.zoo.display import DISPLAY_NAMES, display_name  # noqa: E402
 from rote_hf.leaderboard.reproduction import (  # noqa: E402
-    REPRODUCTION_MODELS, REPRODUCTION_VIEWS, our_rows, reproduction_configs, reproduction_view,
+    REPRODUCTION_MODELS, REPRODUCTION_VIEWS, mean_vs_mean_svg, our_rows, reproduction_configs, reproduction_view,
 )
 
 LLM_PLOT_METRICS = ("accuracy", "abstention", "confabulation", "mean confidence", "acc | recognised",
@@ -147,16 +146,12 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
         return snap.memo(("repro", view, model, difficulty, config), compute)
 
     def repro_plot(config):
-        """The mean-vs-mean plot as an inline PNG (rendered once per version of the rows)."""
+        """The mean-vs-mean plot as SVG (drawn once per version of the rows)."""
         snap = service.snapshot()
 
         def compute():
             report = repro_data(snap, config)
-            if report is None:
-                return ""
-            png = base64.b64encode(mean_vs_mean_png(report)).decode("ascii")
-            return (f'<img alt="our mean vs the published mean, one point per group" style="max-width:100%" '
-                    f'src="data:image/png;base64,{png}">')
+            return "" if report is None else mean_vs_mean_svg(report)
         return snap.memo(("repro-plot", config), compute)
 
     def llm_view(stratum, model, source, metric):

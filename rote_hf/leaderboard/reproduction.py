@@ -102,3 +102,59 @@ def _filtered(table, model: str, difficulty: str):
     if difficulty != ALL:
         table = table[table["difficulty"] == difficulty]
     return table
+
+
+#: One colour per published model name in the mean-vs-mean plot (a colour-blind-safe palette).
+MODEL_COLOURS = {"GRU": "#0072b2", "LSTM": "#e69f00", "xLSTM": "#009e73", "TransformerDecoder": "#cc79a7",
+                 "TransformerEncDec": "#56b4e9", "Mamba": "#d55e00", "ESN": "#7f7f7f"}
+
+
+def mean_vs_mean_svg(report, *, size: int = 520, top: float = 1.0) -> str:
+    """Our mean test score against the published mean, one point per group of ``report``
+    (:func:`~rote_hf.results.aggregate.reproduction_report` rows), with the diagonal, as an SVG.
+    Both axes run 0..``top`` (scores above are drawn on the rim); a hollow point lies outside
+    2 standard errors. Empty report: an empty frame with the diagonal."""
+    import html
+
+    import pandas as pd
+
+    pad, legend_w = 56, 150
+    inner = size - 2 * pad
+
+    def xy(paper: float, ours: float) -> tuple[float, float]:
+        px = min(max(paper, 0.0), top) / top
+        py = min(max(ours, 0.0), top) / top
+        return pad + px * inner, size - pad - py * inner
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{size + legend_w}" height="{size}" '
+             f'viewBox="0 0 {size + legend_w} {size}" font-family="sans-serif" font-size="12">',
+             f'<rect x="{pad}" y="{pad}" width="{inner}" height="{inner}" fill="none" stroke="#999"/>']
+    for k in range(6):  # ticks at 0, 0.2, ..., 1 of top
+        v = top * k / 5
+        x, y = xy(v, v)
+        parts += [f'<text x="{x:.1f}" y="{size - pad + 16}" text-anchor="middle">{v:g}</text>',
+                  f'<text x="{pad - 6}" y="{y + 4:.1f}" text-anchor="end">{v:g}</text>']
+    (x0, y0), (x1, y1) = xy(0, 0), xy(top, top)
+    parts.append(f'<line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="black" stroke-width="1"/>')
+    parts += [f'<text x="{pad + inner / 2}" y="{size - 12}" text-anchor="middle">published mean test score</text>',
+              f'<text transform="translate(16 {pad + inner / 2}) rotate(-90)" text-anchor="middle">our mean test score</text>']
+    models = list(dict.fromkeys(report["model"])) if len(report) else []
+    for model in models:
+        colour = MODEL_COLOURS.get(model, "#444444")
+        g = report[report["model"] == model]
+        for paper, ours, agree in zip(g["mean_paper"], g["mean_ours"], g["agree"]):
+            if paper != paper or ours != ours:  # NaN
+                continue
+            x, y = xy(float(paper), float(ours))
+            fill = colour if agree is pd.NA or bool(agree) else "none"
+            parts.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.6" fill="{fill}" stroke="{colour}" stroke-width="1"/>')
+    for i, model in enumerate(models):
+        y = pad + 18 * i
+        parts += [f'<circle cx="{size + 8}" cy="{y}" r="4" fill="{MODEL_COLOURS.get(model, "#444444")}"/>',
+                  f'<text x="{size + 18}" y="{y + 4}">{html.escape(str(model))}</text>']
+    y = pad + 18 * len(models)
+    parts += [f'<circle cx="{size + 8}" cy="{y}" r="4" fill="none" stroke="#444"/>',
+              f'<text x="{size + 18}" y="{y + 4}">outside 2 SE</text>',
+              f'<line x1="{size + 2}" y1="{y + 18}" x2="{size + 14}" y2="{y + 18}" stroke="black"/>',
+              f'<text x="{size + 18}" y="{y + 22}">ours = published</text>', "</svg>"]
+    return "".join(parts)

@@ -325,10 +325,9 @@ def markdown_report(report, cell_table, provenance: dict | None, *, plot: str | 
     return "\n".join(lines) + "\n"
 
 
-def mean_vs_mean_png(report) -> bytes:
-    """Scatter of our mean against the published mean per group of :func:`reproduction_report`
-    output, with the diagonal, as PNG bytes (the same every time for the same report)."""
-    import io
+def write_plot(report, path: str | os.PathLike) -> None:
+    """Scatter of our mean against the published mean per group, with the diagonal (PNG, atomic)."""
+    import tempfile
 
     import matplotlib
 
@@ -364,26 +363,14 @@ def mean_vs_mean_png(report) -> bytes:
     fig.suptitle("CogScale reproduction: one point per (task, difficulty, budget, model, LR); "
                  "hollow = outside 2 standard errors", fontsize=10)
     fig.tight_layout()
-    buf = io.BytesIO()
-    try:
-        fig.savefig(buf, format="png", metadata={"Software": None})
-    finally:
-        plt.close(fig)
-    return buf.getvalue()
-
-
-def write_plot(report, path: str | os.PathLike) -> None:
-    """:func:`mean_vs_mean_png` written to ``path`` (atomic)."""
-    import tempfile
-
-    data = mean_vs_mean_png(report)
     path = os.fspath(path)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".png", dir=os.path.dirname(os.path.abspath(path)))
+    os.close(fd)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+        fig.savefig(tmp, format="png", metadata={"Software": None})
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     finally:
+        plt.close(fig)
         if os.path.exists(tmp):
             os.unlink(tmp)

@@ -96,3 +96,22 @@ def test_reproduction_endpoint_groups_and_summary(client):
 def test_reproduction_endpoint_without_runs(client):
     empty, text = view(client, "by model", config="no_such_sweep")
     assert empty["data"] == [] and "No runs of `no_such_sweep` yet" in text
+
+
+def test_the_cells_view_states_the_cell_result(client):
+    rows, text = view(client, "cells (LR chosen on test)")
+    cells = table((rows, text))
+    tested = [r for r in cells if r["agree"] in ("yes", "no")]
+    agree = sum(r["agree"] == "yes" for r in tested)
+    assert f"**{len(cells)}** cells" in text and f"**{agree}/{len(tested)}**" in text
+    assert "groups (task, difficulty, budget, model, LR)" not in text  # the group headline belongs to the group views
+
+
+def test_the_reproduction_plot_draws_every_group_and_the_diagonal(client):
+    svg = client.predict(CONFIG, api_name="/reproduction_plot")
+    groups = table(view(client, "all groups"))
+    points = svg.count('r="2.6"')  # one marker per group (the legend's markers are larger)
+    hollow = svg.count('r="2.6" fill="none"')  # groups outside 2 SE
+    assert points == len(groups) == 3
+    assert hollow == sum(r["agree"] == "no" for r in groups) == 1
+    assert "ours = published" in svg and "LSTM" in svg
