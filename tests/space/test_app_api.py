@@ -67,12 +67,16 @@ def test_rote_filters_change_rows(client):
 
 def test_rote_plots_have_data(client):
     _, dl_c, acc_c, roll, pareto, params = rote(client, track="rote", source="ours")
-    assert dl_c["columns"] == ["model", "c", "DL", "accuracy", "source"]  # source: shown on hover
-    assert ["GRU", 10, 0.0, 1.0, "ours"] in dl_c["data"]
+    # source: shown on hover; series: the legend's name, e.g. "GRU (ours)"
+    assert dl_c["columns"] == ["model", "c", "DL", "accuracy", "source", "series"]
+    assert ["GRU", 10, 0.0, 1.0, "ours", "GRU (ours)"] in dl_c["data"]
     assert len(roll["data"]) == 2 * 20  # two models, horizon 1..20
     assert {row[0] for row in roll["data"]} == {"GRU", "LSTM"}
-    front = {row[0]: row[-1] for row in pareto["data"]}
+    horizons = [row[roll["columns"].index("horizon")] for row in roll["data"]]
+    assert set(horizons) == set(range(1, 21)) and {type(h) for h in horizons} == {int}  # 1, not 1.0
+    front = {row[0]: row[pareto["columns"].index("pareto_front")] for row in pareto["data"]}
     assert front == {"GRU": "front", "LSTM": "dominated"}
+    assert sorted(row[pareto["columns"].index("label")] for row in pareto["data"]) == ["GRU (ours)", "LSTM (ours)"]
     assert len(params["data"]) == 2
 
 
