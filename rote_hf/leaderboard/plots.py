@@ -268,7 +268,8 @@ def xy_svg(data, *, x: str, y: str, title: str, x_title: str, y_title: str, line
     x ticks at the data's values (:func:`data_ticks`; powers of ten on a log axis), a padded
     domain, each point's values in its tooltip, ``labels`` writes each point's series beside it,
     ``join`` (data (x, y) pairs) is drawn as a grey line under the points, and a legend names every
-    (architecture, source) series. Deterministic text."""
+    (architecture, source) series. ``width`` and ``height`` (px) are the drawing's size at most: it
+    shrinks with a narrower page. Deterministic text."""
     rows = data[[_finite(a) and _finite(b) for a, b in zip(data[x], data[y])]] if len(data) else data
     if log_x and len(rows):
         rows = rows[rows[x].astype(float) > 0]
@@ -283,8 +284,9 @@ def xy_svg(data, *, x: str, y: str, title: str, x_title: str, y_title: str, line
     xs, ys = [float(v) for v in rows[x]], [float(v) for v in rows[y]]
     ax = _Axis(*padded_limits(xs, log=log_x), log_x, left, width - right)
     ay = _Axis(*padded_limits(ys, log=log_y), log_y, top + plot_h, top)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="rote-chart" width="{width}" height="{total_h}" '
-             f'viewBox="0 0 {width} {total_h}" font-family="sans-serif" font-size="11">',
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="rote-chart" width="100%" '
+             f'style="max-width: {width}px; height: auto" viewBox="0 0 {width} {total_h}" font-family="sans-serif" '
+             'font-size="11">',
              f'<text x="{width / 2}" y="18" text-anchor="middle" font-size="14" font-weight="bold">'
              f'{html.escape(title)}</text>',
              f'<rect x="{left}" y="{top}" width="{width - left - right}" height="{plot_h}" fill="none" stroke="#ccc"/>']

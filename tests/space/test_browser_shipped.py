@@ -59,10 +59,24 @@ def page(app):
         browser.close()
 
 
+QUIET_MS = 3_000
+"""How long no panel may show 'processing' before a tab counts as settled (ms): a request starts a
+moment after its click (the page's own load request after the page), so one quiet look is not enough."""
+
+
 def settle(page) -> None:
-    """Wait (at most :data:`SETTLE_MS`) until no panel shows Gradio's 'processing' status."""
-    page.wait_for_function("() => !document.body.innerText.toLowerCase().includes('processing')",
-                           timeout=SETTLE_MS, polling=500)
+    """Wait (at most :data:`SETTLE_MS`) until no panel has shown Gradio's 'processing' status for
+    :data:`QUIET_MS`."""
+    page.evaluate("window.__roteQuietSince = null")
+    page.wait_for_function(
+        """quietMs => {
+            if (document.body.innerText.toLowerCase().includes('processing')) {
+                window.__roteQuietSince = null;
+                return false;
+            }
+            window.__roteQuietSince = window.__roteQuietSince || Date.now();
+            return Date.now() - window.__roteQuietSince >= quietMs;
+        }""", arg=QUIET_MS, timeout=SETTLE_MS, polling=250)
 
 
 def open_tab(page, name: str) -> None:
