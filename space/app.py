@@ -37,7 +37,6 @@ from rote_hf.boards.tables import RUNS, cogscale_lines, filter_rote, rote_frame,
 from rote_hf.results.aggregate import reproduction_report  # noqa: E402
 from rote_hf.results.reproduction import cells as reproduction_cells  # noqa: E402
 from rote_hf.results.schema import SOURCES  # noqa: E402
-from rote_hf.zoo.display import DISPLAY_NAMES, display_name  # noqa: E402
 from rote_hf.leaderboard.reproduction import (  # noqa: E402
     REPRODUCTION_MODELS, REPRODUCTION_VIEWS, mean_vs_mean_svg, our_rows, reproduction_configs, reproduction_view,
 )
@@ -49,8 +48,9 @@ SCHEMA_HELP = """Upload a `.json` (a list of row objects), `.jsonl` or `.parquet
 At most {mb:.0f} MiB; no pickle. Every row is checked against its suite's schema before any is
 stored, and the file is stored whole or not at all. Rows are stored **unverified**, as
 `source = submitted`: the tables mark them `unverified (submitted)`."""
-PLOT_NOTE = ("One colour per architecture: our points and the paper's (archived fits) share it; hover a point "
-             "for its source. Main track unless the track filter picks another.")
+PLOT_NOTE = ("One colour per architecture. Ours: filled circles, solid lines; the paper's (archived fits): hollow "
+             "squares, dashed lines; the legend names each. Hover a point for its values. Main track unless the "
+             "track filter picks another.")
 
 
 def _choices(values) -> list[str]:
@@ -110,15 +110,15 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
             frame = plots.one_track(frame, f["track"])
             curves = plots.complexity_curves(frame)
             lines = plots.one_track(board[board["table"] == RUNS], f["track"])
-            return (board, curves, curves, plots.rollout_error_curves(frame), plots.pareto(lines),
-                    plots.dl_vs_params(lines))
+            return (board, plots.complexity_svg(curves, "DL"), plots.complexity_svg(curves, "accuracy"),
+                    plots.rollout_svg(plots.rollout_error_curves(frame)), plots.pareto_svg(plots.pareto(lines)),
+                    plots.params_svg(plots.dl_vs_params(lines)))
         return snap.memo(key, compute)
 
     def radars(snap, radar_source):
         return snap.memo(("radars", radar_source), lambda: [
             plots.radar_svg(plots.radar_data(snap.rows, difficulty=d, source=radar_source),
-                            title=f"{d}: accuracy = 1 - score at each model's best "
-                                  f"({'best overall, ours' if radar_source == 'ours' else 'best published mean'})")
+                            title=plots.radar_title(d, radar_source))
             for d in ("small", "medium")])
 
     def cogscale_view(lr_selection, task, difficulty, budget, source, radar_source, cells="ours"):
@@ -186,8 +186,6 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
     snap0 = service.snapshot()
     df0, notices0, ch = snap0.rows, snap0.notices, snap0.choices
     repo = os.environ.get(RESULTS_REPO_ENV)
-    # one colour per architecture in every plot (the plots take their domain from the data)
-    colours = plots.series_colours([*DISPLAY_NAMES.values(), *{display_name(m) for m in df0["model"]}])
 
     with gr.Blocks(title="rote-hf leaderboard") as demo:
         gr.Markdown(
@@ -213,31 +211,15 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
                 rote_table = gr.Dataframe(interactive=False, elem_id="rote-table",
                                           label="ROTE: one line per model and track (DL: Damerau-Levenshtein distance "
                                                 "of the rollout, lower is better; exact_rate: share of exact rollouts)")
-                dl_c = gr.ScatterPlot(None, x="c", y="DL", color="model", title="DL vs LZW complexity", color_map=colours,
-                                      x_title="c (LZW complexity of the seed)",
-                                      y_title="DL (normalised edit distance, mean)", color_title="architecture",
-                                      tooltip=["model", "source", "c", "DL"], caption=PLOT_NOTE, show_label=False,
-                                      label="DL vs LZW complexity", elem_id="rote-dl-c")
-                acc_c = gr.ScatterPlot(None, x="c", y="accuracy", color="model", color_map=colours,
-                                       title="Next-symbol accuracy vs LZW complexity",
-                                       x_title="c (LZW complexity of the seed)",
-                                       y_title="next-symbol test accuracy (mean)", color_title="architecture",
-                                       tooltip=["model", "source", "c", "accuracy"], caption=PLOT_NOTE, show_label=False,
-                                       label="accuracy vs LZW complexity", elem_id="rote-acc-c")
+                # SVG (rote_hf.leaderboard.plots): Gradio's native plots tell series apart by colour only
+                gr.Markdown(PLOT_NOTE)
                 with gr.Row():
-                    dlp = gr.ScatterPlot(None, x="params", y="DL_mean", color="model", color_map=colours, title="DL vs parameters",
-                                         x_title="trainable parameters", y_title="DL (mean)", color_title="architecture",
-                                         tooltip=["model", "source", "params", "DL_mean"], show_label=False,
-                                         label="DL vs parameters", elem_id="rote-params")
-                    par = gr.ScatterPlot(None, x="train_time_s", y="DL_mean", color="pareto_front",
-                                         title="Quality vs compute (Pareto front)", x_title="train time (s, median)",
-                                         y_title="DL (mean)", color_title="Pareto front", show_label=False,
-                                         tooltip=["model", "source", "train_time_s", "DL_mean"],
-                                         label="quality vs compute", elem_id="rote-pareto")
-                roll = gr.LinePlot(None, x="horizon", y="error", color="model", color_map=colours,
-                                   title="Rollout error vs horizon (our runs)", x_title="horizon h (steps)",
-                                   y_title="cumulative error (mismatches / h)", color_title="architecture",
-                                   show_label=False, label="rollout error vs horizon", elem_id="rote-rollout")
+                    dl_c = gr.HTML(None, show_label=False, label="DL vs LZW complexity", elem_id="rote-dl-c")
+                    acc_c = gr.HTML(None, show_label=False, label="accuracy vs LZW complexity", elem_id="rote-acc-c")
+                with gr.Row():
+                    dlp = gr.HTML(None, show_label=False, label="DL vs parameters", elem_id="rote-params")
+                    par = gr.HTML(None, show_label=False, label="quality vs compute", elem_id="rote-pareto")
+                roll = gr.HTML(None, show_label=False, label="rollout error vs horizon", elem_id="rote-rollout")
                 rote_btn.click(rote_view, [n, c, track, source, device, table_kind],
                                [rote_table, dl_c, acc_c, roll, par, dlp], api_name="rote_board").then(
                     notice, None, board_notice, api_visibility="private")
@@ -249,8 +231,8 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
                                   value="validation", label="learning-rate selection for our runs")
                     cells = gr.Radio([("cells we ran, ours beside the paper's", "ours"), ("every cell", "all")],
                                      value="ours", label="cells shown")
-                    radar_src = gr.Radio([("our runs: best overall", "ours"), ("paper: best published mean", "paper")],
-                                         value="ours", label="radar")
+                    radar_src = gr.Radio([("ours beside the paper", "both"), ("our runs: best overall", "ours"),
+                                          ("paper: best published mean", "paper")], value="both", label="radar")
                 with gr.Row():
                     task = gr.Dropdown(_choices(ch["task"]), value=ALL, label="task")
                     diff = gr.Dropdown(_choices(ch["difficulty"]), value=ALL, label="difficulty")
@@ -260,8 +242,8 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
                 cog_table = gr.Dataframe(interactive=False,
                                          label="CogScale task x difficulty x budget (mean ± std over seeds; lower is better)",
                                          elem_id="cogscale-table")
-                gr.Markdown("Cognitive radar over all 14 tasks: accuracy = 1 - score at each model's best "
-                            "(centre = 0, outer rim = 1).")
+                gr.Markdown("Cognitive radar over all 14 tasks, one panel per model: accuracy = 1 - score at each "
+                            "model's best (centre = 0, outer rim = 1; spokes numbered as in the key below each).")
                 with gr.Row():
                     radar_small = gr.HTML(None, label="radar (small)", show_label=False, elem_id="radar-small")
                     radar_medium = gr.HTML(None, label="radar (medium)", show_label=False, elem_id="radar-medium")
@@ -338,10 +320,7 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
             snap = service.snapshot()
             updates = [gr.update(choices=_choices(snap.choices[k])) for k in dropdowns]
             board, *figures = rote_view(ALL, ALL, ALL, ALL, ALL, RUNS)
-            # architectures stored since the start get their colour too
-            fresh_colours = plots.series_colours([*colours, *{display_name(m) for m in snap.rows["model"]}])
-            figures = [gr.update(value=f, color_map=fresh_colours) if k != 3 else f for k, f in enumerate(figures)]
-            cog = cogscale_view("validation", ALL, ALL, ALL, ALL, "ours", "ours")
+            cog = cogscale_view("validation", ALL, ALL, ALL, ALL, "both", "ours")
             llm = llm_view(ALL, ALL, ALL, "accuracy")
             repro = repro_view(REPRODUCTION_VIEWS[0], ALL, ALL, "cogscale_paper")
             return (*updates, _notice(snap.notices), board, *figures, *cog, *llm, *repro, repro_plot("cogscale_paper"))
@@ -354,7 +333,7 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
         """Compute the boards a page visit shows, once, before the first visitor asks."""
         try:
             refresh_inputs = ((rote_view, (ALL, ALL, ALL, ALL, ALL, RUNS)),
-                              (cogscale_view, ("validation", ALL, ALL, ALL, ALL, "ours", "ours")),
+                              (cogscale_view, ("validation", ALL, ALL, ALL, ALL, "both", "ours")),
                               (llm_view, (ALL, ALL, ALL, "accuracy")),
                               (repro_view, (REPRODUCTION_VIEWS[0], ALL, ALL, "cogscale_paper")),
                               (repro_plot, ("cogscale_paper",)))

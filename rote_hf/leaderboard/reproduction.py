@@ -16,8 +16,8 @@ from rote_hf.boards.tables import ALL
 from rote_hf.results.aggregate import reproduction_report
 from rote_hf.results.reproduction import cells, fraction_text, headline, summary, worst
 
-REPRODUCTION_MODELS = ("GRU", "LSTM", "xLSTM", "TransformerDecoder", "TransformerEncDec", "Mamba", "ESN")
-"""The published model names, the choices of the view's model filter."""
+REPRODUCTION_MODELS = ("GRU", "LSTM", "xLSTM", "Transformer", "TransformerEncDec", "Mamba", "ESN")
+"""The display names (rote_hf.zoo.display) of CogScale's models, the choices of the view's model filter."""
 REPRODUCTION_VIEWS = ("by model", "by category", "worst groups", "all groups", "cells (LR chosen on test)")
 _GROUP_COLUMNS = ["task", "difficulty", "budget", "model", "learning_rate", "n_ours", "mean_ours", "std_ours",
                   "n_paper", "mean_paper", "std_paper", "diff", "se", "z", "agree", "cause"]
@@ -57,7 +57,7 @@ def our_rows(df, config: str = "cogscale_paper"):
 def reproduction_view(df, *, view: str = "by model", model: str = ALL, difficulty: str = ALL,
                       config: str = "cogscale_paper", worst_k: int = 30, report=None, cell_table=None) -> tuple[Any, str]:
     """``(table, headline_markdown)`` for one of :data:`REPRODUCTION_VIEWS`: our rows of sweep
-    ``config`` against the published runs, filtered by published ``model`` name and
+    ``config`` against the published runs, filtered by ``model`` (a display name) and
     ``difficulty`` (``"all"``: no filter). ``report`` / ``cell_table``: the unfiltered
     :func:`~rote_hf.results.aggregate.reproduction_report` / :func:`~rote_hf.results.reproduction.cells`
     of those rows, when a server has them already (computed here otherwise)."""
@@ -105,7 +105,7 @@ def _filtered(table, model: str, difficulty: str):
 
 
 #: One colour per published model name in the mean-vs-mean plot (a colour-blind-safe palette).
-MODEL_COLOURS = {"GRU": "#0072b2", "LSTM": "#e69f00", "xLSTM": "#009e73", "TransformerDecoder": "#cc79a7",
+MODEL_COLOURS = {"GRU": "#0072b2", "LSTM": "#e69f00", "xLSTM": "#009e73", "Transformer": "#cc79a7",
                  "TransformerEncDec": "#56b4e9", "Mamba": "#d55e00", "ESN": "#7f7f7f"}
 
 

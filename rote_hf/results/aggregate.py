@@ -191,11 +191,12 @@ def format_table(frame, columns: list[str] | None = None, digits: int = 4) -> st
 
 import functools as _functools  # noqa: E402 -- kept with the section it serves
 
-#: Our zoo (registry) names -> the names of CogScale's published rows (rote_hf.results.published).
-REPRODUCTION_MODEL_NAMES = {
-    "esn": "ESN", "gru": "GRU", "lstm": "LSTM", "mamba": "Mamba", "transformer": "TransformerDecoder",
-    "transformer-ed": "TransformerEncDec", "xlstm": "xLSTM",
-}
+from rote_hf.zoo.display import DISPLAY_NAMES, PUBLISHED_ALIASES, display_name  # noqa: E402 -- the one name table
+
+#: Our zoo (registry) names and the papers' names that differ -> the one display name of
+#: :mod:`rote_hf.zoo.display`, so that both sides of the reproduction meet on the name every other
+#: tab shows (``transformer`` and CogScale's ``TransformerDecoder`` -> ``Transformer``).
+REPRODUCTION_MODEL_NAMES = {**DISPLAY_NAMES, **{alias: display_name(alias) for alias in PUBLISHED_ALIASES}}
 REPRODUCTION_KEYS = ("task", "difficulty", "budget", "model", "learning_rate")
 AGREE_ATOL = 1e-6
 """Absolute slack of the agreement test: the same count ratio printed from float32 (the paper,

@@ -57,7 +57,8 @@ CAUSES = {
 def known_cause(task: str, difficulty: str, budget: str, model: str) -> str:
     """The documented reasons a group may differ from the published one (``"; "``-joined), or ``""``.
 
-    Names are the published ones (``ESN``, ``TransformerEncDec``, ...). A listed cause is a known
+    Names are the display names (:data:`rote_hf.results.aggregate.REPRODUCTION_MODEL_NAMES`: ``ESN``,
+    ``TransformerEncDec``, ``Transformer``, ...). A listed cause is a known
     difference of setup or a known quirk of the benchmark, not a proof that it explains the gap.
     """
     causes = []
@@ -120,7 +121,8 @@ def cells(ours=None, *, config_name: str | None = "cogscale_paper"):
     :func:`rote_hf.results.aggregate.cogscale_table` with ``lr_selection="test"``) against the
     published 560 cells (``mean_std.md``).
 
-    One row per (task, difficulty, model, budget) present on both sides: ``lrs`` (learning rates
+    Models on both sides go by their display name (:data:`REPRODUCTION_MODEL_NAMES`). One row per
+    (task, difficulty, model, budget) present on both sides: ``lrs`` (learning rates
     of ours in the cell; ``complete`` when all 5 are there, 1 for the ESN), our ``learning_rate``,
     ``seeds``, ``mean_ours``/``std_ours`` and the published ``mean_paper``/``std_paper`` (2 dp),
     ``diff``, ``se = sqrt(s_o**2/n_o + s_p**2/10)`` and ``agree = |diff| <= 2 se + CELL_ATOL``.
@@ -144,7 +146,8 @@ def cells(ours=None, *, config_name: str | None = "cogscale_paper"):
     table = cogscale_table(ours, lr_selection="test", source="ours")
     ok = ours[ours["status"] == "ok"]
     lrs = ok.groupby(["task", "config", "model", "budget"])["learning_rate"].nunique(dropna=False)
-    published = pd.DataFrame([{"task": r.task, "difficulty": r.config, "model": r.model, "budget": r.budget,
+    published = pd.DataFrame([{"task": r.task, "difficulty": r.config, "budget": r.budget,
+                               "model": REPRODUCTION_MODEL_NAMES.get(r.model, r.model),
                                "mean_paper": r.metrics["test_score_mean"], "std_paper": r.metrics["test_score_std"]}
                               for r in cogscale_rows()])
     out = table.rename(columns={"mean": "mean_ours", "std": "std_ours"}).merge(

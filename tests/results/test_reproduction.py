@@ -11,13 +11,29 @@ import pytest
 
 from rote_hf.results import ResultRow, ResultStore, load, rows_to_frame
 from rote_hf.results.aggregate import REPRODUCTION_MODEL_NAMES, reproduction_report
-from rote_hf.results.published import cogscale_run_rows
+from rote_hf.results.published import COGSCALE_MODEL_NAMES, cogscale_run_rows
 from rote_hf.results.reproduction import cells, headline, known_cause, paired_runs, summary, worst
 from rote_hf.reports.export import export_reproduction
 from rote_hf.results.shipped import shipped_frame, shipped_provenance, shipped_table
 from tests.helpers import run_cli
 
-PAPER_NAMES = {v: k for k, v in REPRODUCTION_MODEL_NAMES.items()}
+from rote_hf.zoo.display import DISPLAY_NAMES, display_name
+
+COGSCALE_ZOO = ("esn", "gru", "lstm", "mamba", "transformer", "transformer-ed", "xlstm")
+"""Our zoo names of the seven CogScale models."""
+#: The published CogScale names -> our zoo names (the two meet on one display name).
+PAPER_NAMES = {paper: zoo for zoo in COGSCALE_ZOO for paper in COGSCALE_MODEL_NAMES.values()
+               if REPRODUCTION_MODEL_NAMES.get(paper, paper) == REPRODUCTION_MODEL_NAMES[zoo]}
+
+
+def test_one_display_name_per_model_in_the_reproduction_and_every_tab():
+    # every zoo model: the reproduction's name is the one the boards and plots show
+    assert {z: REPRODUCTION_MODEL_NAMES[z] for z in DISPLAY_NAMES} == {z: display_name(z) for z in DISPLAY_NAMES}
+    # every published CogScale name meets its zoo model on that name: TransformerDecoder is Transformer
+    assert {p: REPRODUCTION_MODEL_NAMES.get(p, p) for p in COGSCALE_MODEL_NAMES.values()} == {
+        "ESN": "ESN", "GRU": "GRU", "LSTM": "LSTM", "Mamba": "Mamba", "TransformerDecoder": "Transformer",
+        "TransformerEncDec": "TransformerEncDec", "xLSTM": "xLSTM"}
+    assert sorted(PAPER_NAMES.values()) == sorted(COGSCALE_ZOO)  # one zoo model per published name
 
 
 def _row(source: str, model: str, task: str, lr: float | None, seed: int, score: float, *, budget: str = "1k",
@@ -115,6 +131,8 @@ def test_published_runs_against_themselves_all_agree(paper_runs):
     subset["model"] = [PAPER_NAMES[m] for m in subset["model"]]
     report = reproduction_report(subset, paper_runs)
     assert len(report) == 3 * 6 * 5 + 2  # 3 budgets x 6 models x 5 LRs + ESN at 1k and 10k
+    names = {"ESN", "GRU", "LSTM", "Mamba", "Transformer", "TransformerEncDec", "xLSTM"}  # the boards' names
+    assert set(report["model"]) == names
     assert report["agree"].all() and (report["diff"] == 0).all() and (report["z"] == 0).all()
     assert set(report["n_ours"]) == {10} and (report["n_ours"] == report["n_paper"]).all()
     assert (report["mean_ours"] == report["mean_paper"]).all()
@@ -125,6 +143,7 @@ def test_published_runs_against_themselves_all_agree(paper_runs):
     # the LR-chosen-on-test cells of the published runs give the published table back
     table = cells(subset)
     assert len(table) == 3 * 6 + 2 and table["complete"].all() and table["agree"].all()
+    assert set(table["model"]) == names  # the published cells meet ours on the display name too
     assert (table["diff"].abs() <= 0.005 + 1e-9).all()
     cell = table[(table["model"] == "GRU") & (table["budget"] == "1k")].iloc[0]
     assert (round(cell["mean_ours"], 2), cell["mean_paper"], cell["std_paper"]) == (0.08, 0.08, 0.05)

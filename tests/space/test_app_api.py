@@ -66,14 +66,21 @@ def test_rote_filters_change_rows(client):
 
 
 def test_rote_plots_have_data(client):
+    import re
+
     _, dl_c, acc_c, roll, pareto, params = rote(client, track="rote", source="ours")
-    assert dl_c["columns"] == ["model", "c", "DL", "accuracy", "source"]  # source: shown on hover
-    assert ["GRU", 10, 0.0, 1.0, "ours"] in dl_c["data"]
-    assert len(roll["data"]) == 2 * 20  # two models, horizon 1..20
-    assert {row[0] for row in roll["data"]} == {"GRU", "LSTM"}
-    front = {row[0]: row[-1] for row in pareto["data"]}
-    assert front == {"GRU": "front", "LSTM": "dominated"}
-    assert len(params["data"]) == 2
+
+    def texts(svg: str, cls: str) -> list[str]:
+        return re.findall(rf'<text class="{cls}"[^>]*>([^<]*)</text>', svg)
+
+    assert all(svg.startswith("<svg") for svg in (dl_c, acc_c, roll, pareto, params))
+    assert texts(dl_c, "chart-legend") == texts(acc_c, "chart-legend") == ["GRU (ours)", "LSTM (ours)"]
+    assert texts(dl_c, "x-tick") == ["10", "30"]  # the c values run
+    assert '<title>GRU (ours): c = 10, DL = 0</title>' in dl_c
+    assert len(re.findall(r'<polyline class="series-line" points="([^"]*)"', roll)) == 2  # two models
+    assert all(len(p.split()) == 20 for p in re.findall(r'<polyline class="series-line" points="([^"]*)"', roll))
+    assert all(re.fullmatch(r"\d+", t) for t in texts(roll, "x-tick"))  # integer horizons
+    assert sorted(texts(pareto, "point-label")) == sorted(texts(params, "point-label")) == ["GRU (ours)", "LSTM (ours)"]
 
 
 def test_cogscale_board_and_toggle(client):

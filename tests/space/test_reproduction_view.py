@@ -115,3 +115,16 @@ def test_the_reproduction_plot_draws_every_group_and_the_diagonal(client):
     assert points == len(groups) == 3
     assert hollow == sum(r["agree"] == "no" for r in groups) == 1
     assert "ours = published" in svg and "LSTM" in svg
+
+
+def test_the_model_filter_offers_the_names_the_report_shows():
+    """The view's model choices are the display names its tables show (Transformer, not
+    CogScale's TransformerDecoder): one name per model across every tab."""
+    from rote_hf.leaderboard.reproduction import REPRODUCTION_MODELS
+    from rote_hf.results.aggregate import REPRODUCTION_MODEL_NAMES
+    from rote_hf.results.published import COGSCALE_MODEL_NAMES
+    from rote_hf.zoo.display import display_name
+
+    shown = {REPRODUCTION_MODEL_NAMES.get(m, m) for m in COGSCALE_MODEL_NAMES.values()}
+    assert shown == {display_name(m) for m in COGSCALE_MODEL_NAMES.values()}
+    assert set(REPRODUCTION_MODELS) == shown
