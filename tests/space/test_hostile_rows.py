@@ -122,6 +122,16 @@ def test_store_submission_writes_every_row_or_none(tmp_path):
     assert stored[0].settings["submission"]["file"] == "a.json"
 
 
+def test_a_large_upload_lists_the_store_once(tmp_path, monkeypatch):
+    """The taken-id check reads the store's listing once, not once per row: per row, a 5,000-row
+    upload cost minutes of the Space's CPU against the full CogScale grid."""
+    listings = []
+    real = ResultStore.run_ids
+    monkeypatch.setattr(ResultStore, "run_ids", lambda self: listings.append(1) or real(self))
+    rows = parse_submission(json.dumps([{**GOOD, "run_id": f"r{i}"} for i in range(40)]).encode(), "many.json")
+    assert len(store_submission(rows, tmp_path)) == 40 and listings == [1]
+
+
 def _parquet(record: dict) -> bytes:
     buf = io.BytesIO()
     pq.write_table(pa.Table.from_pylist([record]), buf)
