@@ -202,10 +202,10 @@ def main(argv: list[str] | None = None) -> int:
         f"Command: `PYTHONPATH=. OMP_NUM_THREADS=1 python benchmarks/space_latency.py --repeats {args.repeats}`",
         f"(2-core machine; a one-thread training sweep ran beside it). The store: {n_rows:,} run files (the full "
         "`cogscale_paper` grid with the shipped rows: synthetic rows fill what is not shipped), beside the papers' "
-        "published rows; then a visitor uploads 5,000 valid ROTE rows.",
+        "published rows; then a visitor uploads 5,000 valid ROTE rows (the store then holds their files too).",
         "",
         f"- launch to HTTP 200: **{launch_s:.1f} s** (the store's compacted copy already written: see "
-        "docs/space.md, Serving); app CPU in the 10 s after: {idle:.1f} s (the boards a page visit shows, "
+        f"docs/space.md, Serving); app CPU in the 10 s after: {idle:.1f} s (the boards a page visit shows, "
         "computed in the background)",
         f"- page visit (headless Chromium, until no panel says processing): first {visit_cold[0]:.2f} app CPU-s "
         f"({visit_cold[1]:.1f} s wall, the boards being computed for the first time); then median "

@@ -121,9 +121,9 @@ def train(args: argparse.Namespace) -> int:
         print(f"train.py: no --config given: running the default, {DEFAULT_LABEL} ({path})", flush=True)
     if not args.rerun_shipped:
         specs = skip_shipped(specs, config.name)
-    make_results_folder(args.results)
     requested = args.processes or (int(os.environ["WORLD_SIZE"]) if "WORLD_SIZE" in os.environ else None)
     accelerator = make_accelerator(collective_timeout=args.collective_timeout)  # ValueError: exit 2
+    make_results_folder(args.results)  # after every check of the input: bad input writes nothing
     if accelerator.num_processes == 1 and os.environ.get("ACCELERATE_USE_CPU", "").lower() == "true" and requested is None:
         logging.warning("accelerate launch --cpu runs a single process; use --multi_gpu with --processes N on CPU")
     try:

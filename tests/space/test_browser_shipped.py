@@ -133,8 +133,7 @@ def test_cogscale_radars_name_ours_and_the_paper(page, rows):
 def test_reproduction_shows_its_headline(page, rows):
     _, text = reproduction_view(rows, view="by model")
     expected = " ".join(re.sub(r"\*\*|`", "", text).split("se = sqrt")[0].split())  # the markdown as rendered
-    open_tab(page, "CogScale")
-    page.get_by_text("Reproduction: our cogscale_paper runs vs the published runs").click()
+    open_tab(page, "Reproduction")
     page.get_by_role("button", name="Show reproduction").click()
     page.wait_for_function("() => document.querySelector('#reproduction-headline')?.innerText.includes('of our runs')",
                            timeout=SETTLE_MS, polling=500)
