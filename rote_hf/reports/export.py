@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from rote_hf.results.schema import COLUMNS, arrow_schema, config_hash
-from rote_hf.results.shipped import FORMAT_VERSION, SHIPPED_DIR, derived_run_ids, forget_reads, shipped_table
+from rote_hf.results.shipped import (
+    FORMAT_VERSION, SHIPPED_DIR, derived_run_ids, forget_reads, shipped_provenance, shipped_table,
+)
 from rote_hf.results.store import ResultStore
 from rote_hf.train.config import SweepConfig, expand
 
@@ -79,9 +81,17 @@ def export_reproduction(results: str | os.PathLike, *, config: str | os.PathLike
                                           for rid in sorted(stored)])
     table = table.take(pc.sort_indices(table, [("run_id", "ascending")]))
     ok_mask = pc.equal(table.column("status"), "ok")
-    failed = table.filter(pc.invert(ok_mask))
+    failed_rows = table.filter(pc.invert(ok_mask))
     table = table.filter(ok_mask)
     n = table.num_rows
+    # failures: this store's, and those listed by the last export that no row of this store has
+    # since retried (a store on a new machine holds only its own runs; a failure is never dropped)
+    ok_ids = set(table.column("run_id").to_pylist())
+    failed = dict(zip(failed_rows.column("run_id").to_pylist(), failed_rows.column("error").to_pylist()))
+    for entry in (shipped_provenance(sweep.name, directory=out_dir) or {}).get("failed", []):
+        rid = entry.get("run_id")
+        if rid in expected and rid not in ok_ids and rid not in stored:
+            failed.setdefault(rid, entry.get("error", ""))
     table = table.set_column(COLUMNS.index("verified"), "verified", pa.array([True] * n, pa.bool_()))
     table = table.set_column(COLUMNS.index("config_name"), "config_name", pa.array([sweep.name] * n, pa.string()))
 
@@ -103,13 +113,12 @@ def export_reproduction(results: str | os.PathLike, *, config: str | os.PathLike
     data = buf.getvalue()
 
     by_cell: dict[str, dict[str, int]] = {}
-    ok_ids = set(table.column("run_id").to_pylist())
     for rid, spec in expected.items():
         key = f"{spec.model['name']}-{spec.task_params['difficulty']}"
         cell = by_cell.setdefault(key, {"expected": 0, "ok": 0, "failed": 0})
         cell["expected"] += 1
         cell["ok"] += rid in ok_ids
-    for rid in failed.column("run_id").to_pylist():
+    for rid in failed:
         spec = expected[rid]
         by_cell[f"{spec.model['name']}-{spec.task_params['difficulty']}"]["failed"] += 1
     stamps = sorted(t for t in table.column("timestamp").to_pylist() if t)
@@ -122,16 +131,15 @@ def export_reproduction(results: str | os.PathLike, *, config: str | os.PathLike
         "command": command,
         "runs_expected": len(specs),
         "runs_ok": n,
-        "runs_failed": failed.num_rows,
-        "runs_left": len(specs) - n - failed.num_rows,
+        "runs_failed": len(failed),
+        "runs_left": len(specs) - n - len(failed),
         "runs_by_model_difficulty": dict(sorted(by_cell.items())),
         "git_commits": sorted(set(table.column("git_commit").to_pylist())),
         "package_versions": sorted(set(table.column("package_version").to_pylist())),
         "devices": sorted(set(table.column("device").to_pylist())),
         "first_timestamp": stamps[0] if stamps else None,
         "last_timestamp": stamps[-1] if stamps else None,
-        "failed": [{"run_id": r, "error": e} for r, e in
-                   sorted(zip(failed.column("run_id").to_pylist(), failed.column("error").to_pylist()))],
+        "failed": [{"run_id": r, "error": e} for r, e in sorted(failed.items())],
         "data_file": f"{sweep.name}.parquet",
         "data_sha256": hashlib.sha256(data).hexdigest(),
         "data_bytes": len(data),

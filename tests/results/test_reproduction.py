@@ -331,3 +331,20 @@ def test_cost_table_sums_the_runs_time(tiny_store, tmp_path):
         times = ours[(ours["model"] == rec.model) & (ours["budget"] == rec.budget)]["train_time_s"]
         assert rec.total_h == pytest.approx(times.sum() / 3600) and rec.median_s == pytest.approx(times.median())
     assert len(cost_table(ours.iloc[:0])) == 0
+
+
+def test_an_export_keeps_the_failures_listed_before(tiny_store, tmp_path):
+    """A store on a new machine holds only its own runs: the failures the last export listed stay
+    listed (nothing is lost), unless this store holds that run again."""
+    import shutil
+
+    config, results = tiny_store
+    ids = expand_ids(config)
+    out = tmp_path / "ours"
+    first = export_reproduction(results, config=config, out_dir=out, command="cmd")
+    assert first["failed"] == [{"run_id": ids[3], "error": "diverged: loss is nan"}]
+    store = ResultStore(results)
+    (tmp_path / "new" / "runs").mkdir(parents=True)
+    shutil.copy(store.path_of(ids[0]), tmp_path / "new" / "runs" / store.path_of(ids[0]).name)
+    again = export_reproduction(tmp_path / "new", config=config, out_dir=out, command="cmd")
+    assert again["failed"] == first["failed"] and (again["runs_ok"], again["runs_failed"], again["runs_left"]) == (3, 1, 0)
