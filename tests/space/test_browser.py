@@ -26,15 +26,20 @@ def chromium_path() -> str:
     pytest.fail("Debian's chromium is not installed: `make test` installs it (apt-get install -y chromium)")
 
 
-@pytest.fixture(scope="module")
-def page(app):
+def open_page(url: str, timeout_ms: int = TIMEOUT_MS):
+    """A headless Chromium page (1400 x 1800) at ``url``, for a module fixture to yield from."""
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1800})
-        page.set_default_timeout(TIMEOUT_MS)
-        page.goto(app.url)
+        page.set_default_timeout(timeout_ms)
+        page.goto(url)
         yield page
         browser.close()
+
+
+@pytest.fixture(scope="module")
+def page(app):
+    yield from open_page(app.url)
 
 
 @pytest.fixture(scope="module")

@@ -14,15 +14,13 @@ import re
 
 import pytest
 
-from playwright import sync_api
-
 from rote_hf.boards.tables import RUNS, rote_frame
 from rote_hf.leaderboard import cogscale_board, load_board_rows, plots, rote_board
 from rote_hf.leaderboard.reproduction import reproduction_view
 from rote_hf.results import ResultStore
 from tests.space.conftest import serve_app
 from tests.space.rows import rote_rows
-from tests.space.test_browser import CHROMIUM_FLAGS, cell, chromium_path, shoot, shots  # noqa: F401 -- shots: fixture
+from tests.space.test_browser import cell, open_page, shoot, shots  # noqa: F401 -- shots: fixture
 
 TIMEOUT_MS = 120_000
 """Playwright's wait for one element or one request's answer (ms)."""
@@ -50,13 +48,7 @@ def rows(app):
 
 @pytest.fixture(scope="module")
 def page(app):
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_FLAGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1800})
-        page.set_default_timeout(TIMEOUT_MS)
-        page.goto(app.url)
-        yield page
-        browser.close()
+    yield from open_page(app.url, TIMEOUT_MS)
 
 
 QUIET_MS = 3_000
