@@ -19,7 +19,7 @@ import math
 from typing import Any, Iterable
 
 from rote_hf.results.aggregate import LR_SELECTIONS, cogscale_table, rote_summary
-from rote_hf.results.schema import SOURCES
+from rote_hf.results.schema import SOURCES, budget_value
 from rote_hf.zoo.display import display_name, variant
 
 ALL = "all"
@@ -287,14 +287,8 @@ def _sources(present: list[str]) -> list[str]:
 
 
 def _budgets(series) -> list[str]:
-    def key(b: str) -> tuple[float, str]:
-        mult = {"k": 1e3, "M": 1e6}.get(b[-1:], 1.0)
-        try:
-            return (float(b[:-1] if b[-1:] in "kM" else b) * mult, b)
-        except ValueError:
-            return (math.inf, b)
-
-    return sorted({str(b) for b in series if str(b) not in ("", "nan", "None")}, key=key)
+    """Distinct budget labels, smallest budget first (:func:`rote_hf.results.schema.budget_value`)."""
+    return sorted({str(b) for b in series if str(b) not in ("", "nan", "None")}, key=lambda b: (budget_value(b), b))
 
 
 # -- CogScale ------------------------------------------------------------------------------------------

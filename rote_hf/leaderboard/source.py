@@ -69,11 +69,6 @@ def read_files(files: list[Path]):
     return (pa.concat_tables(tables) if tables else schema.empty_table()), notices, read
 
 
-def _store_files(results: str | os.PathLike) -> list[Path]:
-    runs = ResultStore(results).runs_dir
-    return sorted(p for p in runs.glob("*.parquet") if not p.name.startswith(".")) if runs.is_dir() else []
-
-
 def _decode_rows(frame):
     """JSON columns decoded to dicts; a row whose JSON does not decode is dropped with a notice."""
     import json
@@ -147,7 +142,8 @@ def merge_rows(stored: list, paper):
 
 def store_files(results: str | os.PathLike) -> list[Path]:
     """The run files of the results store at ``results`` (none when it does not exist yet)."""
-    return _store_files(results) if Path(results).is_dir() else []
+    runs = ResultStore(results).runs_dir
+    return sorted(p for p in runs.glob("*.parquet") if not p.name.startswith(".")) if runs.is_dir() else []
 
 
 def repo_files(repo: str) -> list[Path]:
