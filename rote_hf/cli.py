@@ -22,7 +22,8 @@ from rote_hf.registry import Registry
 COMMANDS: Registry[Callable[[argparse._SubParsersAction], None]] = Registry("command area")
 for _area, _module in (("hub", "rote_hf.hub.commands"), ("symbolic", "rote_hf.symbolic.commands"),
                        ("mdl", "rote_hf.mdl.commands"), ("publish", "rote_hf.hub.publish_commands"),
-                       ("llm", "rote_hf.llm.commands"), ("results", "rote_hf.reports.commands")):
+                       ("llm", "rote_hf.llm.commands"), ("results", "rote_hf.reports.commands"),
+                       ("backend", "rote_hf.leaderboard.commands")):
     COMMANDS.register(_area, f"{_module}:register")
 
 

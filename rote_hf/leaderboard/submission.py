@@ -49,6 +49,21 @@ MAX_DEPTH = 12
 """Deepest JSON nesting accepted in a file (the file's list, a row, a JSON column and 8 levels in it)."""
 MAX_NUMBER_CHARS = 40
 """Longest number literal accepted (an int64 has at most 20 characters; a float's repr at most 24)."""
+MAX_JSON_VALUES = 400_000
+"""Most JSON tokens (strings, numbers, brackets) in one file: with the 2 MiB cap this bounds the
+decoded objects (a 5,000-row file of 30 flat columns holds about 300,000)."""
+MAX_STRING_CHARS = 262_144
+"""Longest JSON string literal (256 Ki characters: the longest legal field is a JSON column given as text)."""
+MAX_CHUNK_BYTES = 8 * 1024 * 1024
+"""Largest uncompressed column chunk of a Parquet file (8 MiB), dictionary page included, read from
+the file's metadata before any value is decoded: a 2 KB file can hold a 20 MB dictionary entry."""
+MAX_UNCOMPRESSED_BYTES = 32 * 1024 * 1024
+"""Largest sum of a Parquet file's uncompressed column chunks (32 MiB), from its metadata."""
+MAX_DECODED_BYTES = 64 * 1024 * 1024
+"""Largest size of a Parquet file's values once decoded (64 MiB of strings and numbers), computed
+on the dictionary-encoded columns before any row becomes Python objects: one 1 MiB dictionary
+entry referenced by 5,000 rows would decode to 5 GB."""
+MAX_ROW_GROUPS = 64
 ALLOWED_SUFFIXES = (".json", ".jsonl", ".parquet")
 SUBMITTED_PREFIX = "submitted-"
 SUBMITTED_SOURCE = "submitted"
@@ -73,8 +88,11 @@ def check_json_text(text: str, where: str = "file") -> None:
     literal longer than :data:`MAX_NUMBER_CHARS` characters (naming the field when it has one)."""
     depth = 0
     key = None
-    for m in _TOKEN.finditer(text):
+    for count, m in enumerate(_TOKEN.finditer(text), start=1):
         tok = m.group()
+        if count > MAX_JSON_VALUES:
+            raise SubmissionError(f"{where} holds more than {MAX_JSON_VALUES} JSON values; rows are flat objects "
+                                  "with small JSON fields")
         if tok in "[{":
             depth += 1
             if depth > MAX_DEPTH:
@@ -83,6 +101,9 @@ def check_json_text(text: str, where: str = "file") -> None:
         elif tok in "]}":
             depth -= 1
         elif tok[0] == '"':
+            if len(tok) > MAX_STRING_CHARS:
+                raise SubmissionError(f"{where} holds a string of {len(tok)} characters (at character {m.start()}); "
+                                      f"at most {MAX_STRING_CHARS} are accepted")
             key = tok[1:tok.rindex('"')] if tok.endswith(":") else key
         elif len(tok) > MAX_NUMBER_CHARS:
             field = f"field {short(key)}" if key is not None else where
@@ -106,23 +127,109 @@ def _loads(text: str, where: str = "file") -> Any:
         raise SubmissionError(f"{where} could not be read as JSON ({type(exc).__name__})") from None
 
 
+def _parquet_error(exc: BaseException) -> SubmissionError:
+    first = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
+    return SubmissionError(f"file could not be read as Parquet: {first}")
+
+
+def check_parquet_metadata(meta: Any) -> None:
+    """Refuse a Parquet file from its footer (a ``pyarrow.parquet.FileMetaData``), before any value
+    is decoded: more than :data:`MAX_ROWS` rows, more columns than the row schema has, more than
+    :data:`MAX_ROW_GROUPS` row groups, a column chunk over :data:`MAX_CHUNK_BYTES` uncompressed
+    (its dictionary page included) or all chunks over :data:`MAX_UNCOMPRESSED_BYTES`."""
+    if meta.num_rows > MAX_ROWS:
+        raise SubmissionError(f"file has {meta.num_rows} rows; at most {MAX_ROWS} are accepted")
+    if meta.num_columns > len(COLUMNS):
+        raise SubmissionError(f"file has {meta.num_columns} columns; the row schema has {len(COLUMNS)}")
+    if meta.num_row_groups > MAX_ROW_GROUPS:
+        raise SubmissionError(f"file has {meta.num_row_groups} row groups; at most {MAX_ROW_GROUPS} are accepted")
+    total = 0
+    for g in range(meta.num_row_groups):
+        group = meta.row_group(g)
+        for c in range(group.num_columns):
+            chunk = group.column(c)
+            size = int(chunk.total_uncompressed_size)
+            total += size
+            if size > MAX_CHUNK_BYTES:
+                page = " (a dictionary page included)" if chunk.has_dictionary_page else ""
+                raise SubmissionError(
+                    f"file's column {short(chunk.path_in_schema)} is {size} bytes uncompressed in row group {g}{page}; "
+                    f"at most {MAX_CHUNK_BYTES} per column (refused from the file's metadata, nothing decoded)")
+    if total > MAX_UNCOMPRESSED_BYTES:
+        raise SubmissionError(f"file is {total} bytes uncompressed; at most {MAX_UNCOMPRESSED_BYTES} "
+                              "(refused from the file's metadata, nothing decoded)")
+
+
+def decoded_bytes(table: Any) -> int:
+    """Bytes the values of Arrow ``table`` take once every dictionary is expanded (strings and
+    binaries by their lengths, other columns by their buffers), computed without expanding them."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    total = 0
+    for column in table.columns:
+        for chunk in column.chunks:
+            if isinstance(chunk, pa.DictionaryArray):
+                kind = chunk.dictionary.type
+                if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_binary(kind) \
+                        or pa.types.is_large_binary(kind):
+                    lengths = pc.take(pc.binary_length(chunk.dictionary), chunk.indices)
+                    total += int(pc.sum(lengths).as_py() or 0)
+                else:  # flat columns only (nested ones are refused): fixed-width values of at most 8 bytes
+                    total += len(chunk) * 8
+            else:
+                total += chunk.nbytes
+    return total
+
+
+def read_parquet_bounded(data: bytes) -> list[dict[str, Any]]:
+    """The rows of a Parquet file, each bound checked before the work it guards:
+
+    1. the footer (:func:`check_parquet_metadata`): rows, columns, row groups, uncompressed sizes;
+    2. the Arrow schema: only the row schema's columns, and no nested (list, struct, map) columns;
+    3. the values read with string columns kept dictionary-encoded, and their decoded size
+       (:func:`decoded_bytes`) at most :data:`MAX_DECODED_BYTES`;
+
+    only then are the rows turned into Python objects. ``SubmissionError`` names the bound."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    if not (data[:4] == b"PAR1" and data[-4:] == b"PAR1"):
+        raise SubmissionError("file is not a Parquet file (missing PAR1 magic bytes)")
+    try:
+        pf = pq.ParquetFile(io.BytesIO(data))
+        meta = pf.metadata
+        schema = pf.schema_arrow
+    except (pa.ArrowException, OSError, ValueError, TypeError) as exc:
+        raise _parquet_error(exc) from None
+    check_parquet_metadata(meta)
+    unknown = [name for name in schema.names if name not in COLUMNS]
+    if unknown:
+        raise SubmissionError(f"unknown columns {[re.sub(r'[^ -~]', '?', str(u))[:30] for u in unknown[:5]]}; "
+                              "allowed: the result-row schema (rote_hf.results.COLUMNS)")
+    nested = [f.name for f in schema if pa.types.is_nested(f.type)]
+    if nested:
+        raise SubmissionError(f"columns {nested[:5]} are nested (list, struct or map); row columns are flat "
+                              "(JSON columns as text)")
+    texts = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
+             or pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)]
+    try:
+        table = pf.read(use_threads=False, read_dictionary=texts)  # a repeated value is stored once
+    except (pa.ArrowException, OSError, ValueError, TypeError) as exc:
+        raise _parquet_error(exc) from None
+    size = decoded_bytes(table)
+    if size > MAX_DECODED_BYTES:
+        raise SubmissionError(f"file's values are {size} bytes once decoded; at most {MAX_DECODED_BYTES} "
+                              "(refused before any row was decoded)")
+    try:
+        return table.to_pylist()
+    except (pa.ArrowException, ValueError, TypeError) as exc:
+        raise _parquet_error(exc) from None
+
+
 def _records(data: bytes, suffix: str) -> list[dict[str, Any]]:
     if suffix == ".parquet":
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        if not (data[:4] == b"PAR1" and data[-4:] == b"PAR1"):
-            raise SubmissionError("file is not a Parquet file (missing PAR1 magic bytes)")
-        try:
-            table = pq.read_table(io.BytesIO(data))
-            if table.num_rows > MAX_ROWS:
-                raise SubmissionError(f"file has {table.num_rows} rows; at most {MAX_ROWS} are accepted")
-            return table.to_pylist()
-        except (pa.ArrowException, OSError, ValueError, TypeError) as exc:
-            if isinstance(exc, SubmissionError):
-                raise
-            first = str(exc).splitlines()[0][:200] if str(exc) else type(exc).__name__
-            raise SubmissionError(f"file could not be read as Parquet: {first}") from None
+        return read_parquet_bounded(data)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

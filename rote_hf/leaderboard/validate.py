@@ -12,7 +12,11 @@ rules, and returns the first problem as one line naming the field, or ``None``:
   in their range (rates and DL in [0, 1], confidence in 1..5, counts non-negative integers);
 - numbers: finite, integers where the schema says so, within bounds (parameter counts up to
   10**12, seeds within int64, times and memory non-negative);
-- strings: no control characters, capped lengths; dictionaries: bounded nesting and size.
+- strings: no control characters (C0, DEL, C1) and no bidirectional-text controls (e.g. U+202E
+  RIGHT-TO-LEFT OVERRIDE, which makes a field display other than it reads), in any field, JSON
+  keys and values included; capped lengths; dictionaries: bounded nesting and size;
+- provenance shapes: ``git_commit`` hex of 7-40 characters (``+dirty`` allowed, as
+  :func:`rote_hf.results.provenance.git_commit` writes it), ``package_version`` a PEP 440 version.
 
 The boards use it to skip malformed stored rows (with a visible notice); the submission path
 uses it (plus submission-only rules) before anything is stored.
@@ -36,8 +40,12 @@ INT64_MAX = 2**63 - 1
 
 _RUN_ID = re.compile(r"[A-Za-z0-9_.=+-]+")
 MODEL_FORM = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:/+@-]*")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
-_CONTROL_EXCEPT_NEWLINE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+#: bidirectional-text controls (marks, embeddings, overrides, isolates) and line/paragraph separators
+BIDI = "\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(f"[\\x00-\\x1f\\x7f-\\x9f{BIDI}]")
+_CONTROL_EXCEPT_NEWLINE = re.compile(f"[\\x00-\\x08\\x0b-\\x1f\\x7f-\\x9f{BIDI}]")
+_UNSAFE_IN_JSON = re.compile(f"[\\x7f-\\x9f{BIDI}]")  # JSON string values may hold tabs and newlines (replies)
+GIT_COMMIT = re.compile(r"[0-9a-fA-F]{7,40}(\+dirty)?")
 _BUDGET = re.compile(r"\d{1,6}(\.\d{1,3})?[kM]")
 _ROTE_TASK = re.compile(r"n(\d{1,3})-c(\d{1,6})")
 
@@ -166,7 +174,7 @@ def _text(name: str, value: Any, limit: int, *, newlines: bool = False) -> str |
     if len(value) > limit:
         return f"{name} must be at most {limit} characters, got {len(value)}"
     if (_CONTROL_EXCEPT_NEWLINE if newlines else _CONTROL).search(value):
-        return f"{name} must not contain control characters (NUL, escapes), got {short(value)}"
+        return f"{name} must not contain control or bidirectional-text characters, got {short(value)}"
     return None
 
 
@@ -226,6 +234,8 @@ def _json_problem(name: str, value: Any) -> str | None:
         elif isinstance(v, str):
             if len(v) > OUTPUT_MAX:
                 return f"{path} must be at most {OUTPUT_MAX} characters, got {len(v)}"
+            if _UNSAFE_IN_JSON.search(v):
+                return f"{path} must not contain control or bidirectional-text characters, got {short(v)}"
         else:
             return f"{path} must be JSON (object, list, string, number, boolean, null), got {type(v).__name__}"
         return None
@@ -255,6 +265,9 @@ def row_problem(row: Mapping[str, Any]) -> str | None:
             problem = _text(name, value, TEXT_MAX)
             if problem:
                 return problem
+    problem = _provenance_problem(row)
+    if problem:
+        return problem
     if row.get("status") not in ("ok", "failed"):
         return f"status must be 'ok' or 'failed', got {short(row.get('status'))}"
     problem = _text("error", row.get("error") or "", ERROR_MAX, newlines=True)
@@ -290,6 +303,22 @@ def row_problem(row: Mapping[str, Any]) -> str | None:
     if problem:
         return problem
     return _metrics_problem(row, rules)
+
+
+def _provenance_problem(row: Mapping[str, Any]) -> str | None:
+    """``git_commit`` and ``package_version`` have their shapes when given (empty: unknown)."""
+    commit = row.get("git_commit")
+    if not _missing(commit) and commit and not GIT_COMMIT.fullmatch(commit):
+        return f"git_commit must be 7-40 hex digits (a git commit id), got {short(commit)}"
+    version = row.get("package_version")
+    if not _missing(version) and version:
+        from packaging.version import InvalidVersion, Version  # lazy: only rows that carry a version
+
+        try:
+            Version(version)
+        except InvalidVersion:
+            return f"package_version must be a PEP 440 version like '0.1.0', got {short(version)}"
+    return None
 
 
 def _metrics_problem(row: Mapping[str, Any], rules: SuiteRules) -> str | None:
