@@ -172,3 +172,14 @@ def load_board_rows(results: str | os.PathLike | None = "results", *, repo: str 
 def load_rows(results: str | os.PathLike | None = "results", *, repo: str | None = None, shipped: bool = True):
     """The rows of :func:`load_board_rows` without the notices."""
     return load_board_rows(results, repo=repo, shipped=shipped)[0]
+
+
+def ranked_rows(frame, show_unverified: bool = False):
+    """The rows a board ranks: by default without self-reported rows (``source="submitted"`` and
+    not verified); ``show_unverified`` keeps them (the boards mark them ``unverified
+    (submitted)``). Rows a backend re-ran (``verified=True``) are always ranked, beside ours and
+    the paper's. ``frame`` is not changed."""
+    if show_unverified or not len(frame):
+        return frame
+    verified = frame["verified"].fillna(False).astype(bool)
+    return frame[(frame["source"] != "submitted") | verified].reset_index(drop=True)

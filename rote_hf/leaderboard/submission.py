@@ -214,7 +214,8 @@ def read_parquet_bounded(data: bytes) -> list[dict[str, Any]]:
     texts = [f.name for f in schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)
              or pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)]
     try:
-        table = pf.read(use_threads=False, read_dictionary=texts)  # a repeated value is stored once
+        # a repeated string stays one dictionary entry (its size is checked next, not paid)
+        table = pq.ParquetFile(io.BytesIO(data), read_dictionary=texts).read(use_threads=False)
     except (pa.ArrowException, OSError, ValueError, TypeError) as exc:
         raise _parquet_error(exc) from None
     size = decoded_bytes(table)

@@ -122,7 +122,7 @@ def parse_entry(entry: Any) -> dict[str, Any]:
         if len(entry) > ENTRY_MAX_CHARS:
             raise EntryError(f"model entry must be at most {ENTRY_MAX_CHARS} characters of JSON, got {len(entry)}")
         text = entry.strip()
-        if text and not text.startswith("{"):
+        if text and text[0] not in "{[\"":
             text = json.dumps({"name": text})  # a bare zoo name
         try:
             check_json_text(text, "model entry")
