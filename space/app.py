@@ -1,11 +1,15 @@
 """The rote-hf leaderboard: ROTE, CogScale and OEIS-LLM results beside the papers' published rows.
 
-    python space/app.py [--results DIR] [--host 127.0.0.1] [--port N]
+    python space/app.py [--results DIR] [--requests ORG/requests] [--host 127.0.0.1] [--port N]
 
 Reads the results store (``./results`` by default; ``$ROTE_RESULTS_REPO`` adds a results dataset
-repo, a hub id or a folder) and never trains. The logic lives in ``rote_hf.leaderboard`` (pure
+repo, a hub id or a folder) and never trains. Submissions need a signed-in visitor (the Space
+declares ``hf_oauth: true``) and become request records (:mod:`rote_hf.leaderboard.requests`) in
+the results folder, or in the Hub repo ``--requests``/``$ROTE_REQUESTS_REPO``, whose copy is then
+the store of submitted rows. The logic lives in ``rote_hf.leaderboard`` (pure
 functions); this file only wires it to Gradio. API names (for ``gradio_client``):
-``/rote_board``, ``/cogscale_board``, ``/reproduction``, ``/llm_board``, ``/submit``, ``/llm_query``.
+``/rote_board``, ``/cogscale_board``, ``/reproduction``, ``/llm_board``, ``/submit``,
+``/submit_architecture``, ``/my_requests``, ``/llm_query``.
 """
 
 from __future__ import annotations
@@ -30,7 +34,12 @@ import gradio as gr  # noqa: E402
 
 import pandas as pd  # noqa: E402
 from llm_tab import METRIC_COLUMNS, PER_STRATUM_MAX, PER_STRATUM_MIN, RECORD_COLUMNS, run_llm_query  # noqa: E402
-from rote_hf.leaderboard import MAX_BYTES, RESULTS_REPO_ENV, SubmissionError, parse_submission, store_submission  # noqa: E402
+from rote_hf.leaderboard import MAX_BYTES, RESULTS_REPO_ENV  # noqa: E402
+from rote_hf.leaderboard.requests import REQUESTS_REPO_ENV, RateLimits, RequestDesk, open_desk  # noqa: E402
+from rote_hf.leaderboard.tracks import TRACKS  # noqa: E402
+from rote_hf.leaderboard.visitor import (  # noqa: E402
+    REQUEST_COLUMNS, VisitorError, my_requests, start_llm_query, submit_architecture, submit_rows,
+)
 from rote_hf.leaderboard.serving import BoardService  # noqa: E402
 from rote_hf.leaderboard.tabs import BoardTab, board_tabs  # noqa: E402
 
@@ -38,7 +47,21 @@ SCHEMA_HELP = """Upload a `.json` (a list of row objects), `.jsonl` or `.parquet
 (the columns of `rote_hf.results.COLUMNS`; at least `run_id`, `suite`, `task`, `model`).
 At most {mb:.0f} MiB; no pickle. Every row is checked against its suite's schema before any is
 stored, and the file is stored whole or not at all. Rows are stored **unverified**, as
-`source = submitted`: the tables mark them `unverified (submitted)`."""
+`source = submitted`: the tables mark them `unverified (submitted)` and rank them only with the
+"show unverified" toggle. Needs sign-in; at most {per_day} submissions per user per day."""
+ARCHITECTURE_HELP = """Name a model of the zoo, no code, the way a sweep config's `models` entry does:
+`{{"name": "gru", "hidden_size": 64, "num_layers": 1}}` or `{{"name": "lstm", "budget": 20000}}`.
+A backend re-trains it on the chosen track with the official protocol; its rows are then ranked as
+`verified` beside ours and the paper's. Tracks:
+
+{tracks}"""
+
+
+def sign_in_available() -> bool:
+    """Whether this app runs as a Hugging Face Space (``$SPACE_ID``), where "Sign in with Hugging
+    Face" works (``hf_oauth: true``). Elsewhere Gradio's stand-in calls ``whoami()`` on the Hub, so
+    no sign-in button is drawn and nobody can submit: there is no way around sign-in."""
+    return bool(os.environ.get("SPACE_ID"))
 def _notice(notices: list[str]) -> str:
     """The visible note about stored rows that no board shows (empty when there are none)."""
     if not notices:
@@ -92,13 +115,14 @@ def draw_tab(tab: BoardTab, choices: dict) -> tuple[dict, gr.Button, dict]:
 #: Requests served at once (each only filters what the first visitor's request computed).
 CONCURRENCY = 8
 def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
-               service: BoardService | None = None) -> gr.Blocks:
+               service: BoardService | None = None, desk: RequestDesk | None = None) -> gr.Blocks:
     """The Blocks app over the results store at ``results``; ``shipped=False`` leaves out the
     reproduction rows shipped with the package. Rows are read once and every board is computed
     once per version of the rows (:class:`rote_hf.leaderboard.serving.BoardService`); a request
     filters what was computed."""
     results = str(results)
     service = service or BoardService(results, shipped=shipped)
+    desk = desk or RequestDesk(results, limits=RateLimits.from_env())
 
     def notice():
         return gr.update(value=_notice(service.snapshot().notices))
@@ -108,33 +132,37 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
         event = None
         for step in tab.steps:
             def handler(*values, step=step):
-                shown, warnings = tab.run(step, service.snapshot(), dict(zip(step.inputs, values)))
+                *values, show_unverified = values
+                snap = service.snapshot().ranked(bool(show_unverified))
+                shown, warnings = tab.run(step, snap, dict(zip(step.inputs, values)))
                 for warning in warnings:
                     gr.Warning(warning)
                 return shown if len(step.outputs) > 1 else shown[0]
             # the API lists each parameter by its control's name (gradio_client keyword arguments)
             handler.__signature__ = inspect.Signature(
-                [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in step.inputs])
-            args = (handler, [controls[n][1] for n in step.inputs], [outputs[o] for o in step.outputs])
+                [inspect.Parameter(n, inspect.Parameter.POSITIONAL_OR_KEYWORD) for n in (*step.inputs, "show_unverified")])
+            args = (handler, [*(controls[n][1] for n in step.inputs), show_unverified],
+                    [outputs[o] for o in step.outputs])
             event = (button.click if event is None else event.then)(*args, api_name=step.api_name)
         event.then(notice, None, board_notice, api_visibility="private")
 
-    def submit(path):
-        if not path:
-            return "Rejected: choose a results file first."
-        try:
-            size = os.path.getsize(path)
-            if size > MAX_BYTES:
-                raise SubmissionError(f"file is {size} bytes; the limit is {MAX_BYTES} bytes")
-            with open(path, "rb") as fh:
-                new = parse_submission(fh.read(), os.path.basename(path))
-            store_submission(new, results)
-            service.snapshot()  # the uploader's request reads the new rows, not the next visitor's
-        except (SubmissionError, OSError) as exc:
-            return "Rejected: " + " ".join(str(exc).split())[:500]
-        return f"Stored {len(new)} row(s) as unverified (submitted): {', '.join(r.run_id for r in new[:5])}"
+    # Gradio injects the signed-in visitor's profile (None when nobody is signed in) by the annotation
+    def submit(path, profile: gr.OAuthProfile | None):
+        message = submit_rows(desk, path, profile)
+        service.snapshot()  # the uploader's request reads the new rows, not the next visitor's
+        return message
 
-    def llm_query(base_url, model, token, per_stratum):
+    def submit_model(entry, track, profile: gr.OAuthProfile | None):
+        return submit_architecture(desk, entry, track, profile)
+
+    def requests_of(profile: gr.OAuthProfile | None):
+        return my_requests(desk, profile)
+
+    def llm_query(base_url, model, token, per_stratum, profile: gr.OAuthProfile | None):
+        try:
+            start_llm_query(desk, profile)  # sign-in and the per-user limit, before any request leaves
+        except VisitorError as exc:
+            return str(exc), pd.DataFrame(columns=RECORD_COLUMNS), pd.DataFrame(columns=METRIC_COLUMNS)
         return run_llm_query(base_url, model, token, per_stratum, results)
 
     snap0 = service.snapshot()
@@ -148,6 +176,13 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
             "rows are `source = submitted`, unverified. "
             f"Results: `{results}`" + (f" + `{repo}`" if repo else "") + ". Every row shows its provenance "
             "(source, version, commit, dataset fingerprint, verified).")
+        with gr.Row():
+            if sign_in_available():
+                gr.LoginButton()
+            else:
+                gr.Markdown("Submitting needs \"Sign in with Hugging Face\", which works on the Hub Space only.")
+            show_unverified = gr.Checkbox(False, label="show unverified (self-reported) rows, marked "
+                                                       "'unverified (submitted)'", elem_id="show-unverified")
         board_notice = gr.Markdown(_notice(snap0.notices), elem_id="board-notice")
         with gr.Tabs():
             for tab in tabs:
@@ -156,14 +191,34 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
                     wire_tab(tab, controls, button, outputs)
                 drawn.append((tab, controls, outputs))
             with gr.Tab("Submit results", id="submit"):
-                gr.Markdown(SCHEMA_HELP.format(mb=MAX_BYTES / 2**20))
+                gr.Markdown(SCHEMA_HELP.format(mb=MAX_BYTES / 2**20, per_day=desk.limits.submissions))
                 upload = gr.File(label="results file", file_types=[".json", ".jsonl", ".parquet"], type="filepath")
                 submit_btn = gr.Button("Validate and store", variant="primary")
                 submit_status = gr.Textbox(label="status", interactive=False, elem_id="submit-status")
                 submit_btn.click(submit, [upload], [submit_status], api_name="submit")
 
+            with gr.Tab("Submit an architecture", id="submit-architecture"):
+                gr.Markdown(ARCHITECTURE_HELP.format(tracks="\n".join(f"- `{t.name}`: {t.description}"
+                                                                      for t in TRACKS.values())))
+                with gr.Row():
+                    entry = gr.Textbox(label="model entry (JSON)", placeholder='{"name": "gru", "hidden_size": 64}',
+                                       elem_id="architecture-entry")
+                    track_menu = gr.Dropdown(list(TRACKS), value=next(iter(TRACKS)), label="track")
+                arch_btn = gr.Button("Queue for verification", variant="primary")
+                arch_status = gr.Textbox(label="status", interactive=False, elem_id="architecture-status")
+                arch_btn.click(submit_model, [entry, track_menu], [arch_status], api_name="submit_architecture")
+
+            with gr.Tab("My requests", id="my-requests"):
+                gr.Markdown("Your submissions and their status (`pending`, `running`, `verified`, `failed`, "
+                            "`rejected`), newest first. Only you see them.")
+                mine_btn = gr.Button("Show my requests", variant="primary")
+                mine_table = gr.Dataframe(pd.DataFrame(columns=list(REQUEST_COLUMNS)), interactive=False,
+                                          elem_id="my-requests", wrap=True)
+                mine_btn.click(requests_of, None, [mine_table], api_name="my_requests")
+
             with gr.Tab("LLM query", id="llm-query"):
-                gr.Markdown("Run the MDL-stratified LLM audit against your own OpenAI-compatible endpoint. "
+                gr.Markdown(f"Needs sign-in; at most {desk.limits.llm_queries} queries per user per day. "
+                            "Run the MDL-stratified LLM audit against your own OpenAI-compatible endpoint. "
                             "The token is sent to that endpoint only; it is never stored or logged. The rows it "
                             "creates are stored as yours (`source = submitted`, unverified); a stratum in which "
                             "no reply was scored stores none.")
@@ -188,7 +243,7 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
         def refresh():
             snap = service.snapshot()
             updates = [gr.update(choices=c.options(snap.choices)) for c, _ in choice_controls]
-            shown = [value for tab, _, _ in drawn for value in tab.first_view(snap)]
+            shown = [value for tab, _, _ in drawn for value in tab.first_view(snap.ranked())]
             return (*updates, _notice(snap.notices), *shown)
 
         demo.load(refresh, None, [*(comp for _, comp in choice_controls), board_notice,
@@ -198,7 +253,7 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
     def warm() -> None:
         """Compute the boards a page visit shows, once, before the first visitor asks."""
         try:
-            snap = service.snapshot()
+            snap = service.snapshot().ranked()
             for tab in tabs:
                 tab.first_view(snap)
         except Exception:  # noqa: BLE001 -- a visitor's request computes (and reports) it again
@@ -223,8 +278,18 @@ def main(argv: list[str] | None = None) -> int:
                         help="port, 0..65535 (default: $GRADIO_SERVER_PORT, else 7860 or the next free one)")
     parser.add_argument("--no-shipped", dest="shipped", action="store_false",
                         help="leave out our reproduction rows shipped with the package (only the store's rows)")
+    parser.add_argument("--requests", default=os.environ.get(REQUESTS_REPO_ENV) or None, metavar="ORG/requests",
+                        help="Hub dataset repo keeping requests and submitted rows (default: $ROTE_REQUESTS_REPO; "
+                             "unset: the --results folder keeps them)")
     args = parser.parse_args(argv)
-    demo = build_demo(args.results, shipped=args.shipped)
+    limits = RateLimits.from_env()
+    results = args.results
+    if args.requests:  # its local copy is the store of submitted rows; a restart downloads it again
+        desk = open_desk(args.requests, limits=limits)
+        results = str(desk.root)
+    else:
+        desk = RequestDesk(results, limits=limits)
+    demo = build_demo(results, shipped=args.shipped, desk=desk)
     demo.queue(default_concurrency_limit=CONCURRENCY).launch(server_name=args.host, server_port=args.port,
                                                    max_file_size=MAX_BYTES, ssr_mode=False, show_error=True)
     return 0

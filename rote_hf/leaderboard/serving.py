@@ -34,7 +34,7 @@ from typing import Any, Callable, Hashable
 from rote_hf.boards.tables import filter_choices
 from rote_hf.leaderboard.reproduction import reproduction_configs
 from rote_hf.leaderboard.source import (
-    RESULTS_REPO_ENV, merge_rows, paper_frame, read_files, read_stored, repo_files, shown_rows, store_files,
+    RESULTS_REPO_ENV, merge_rows, ranked_rows, paper_frame, read_files, read_stored, repo_files, shown_rows, store_files,
 )
 from rote_hf.results import ResultStore
 from rote_hf.results.compact import read_compacted, run_stats, write_part
@@ -58,6 +58,15 @@ class Snapshot:
     _memo: OrderedDict = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _pending: dict = field(default_factory=dict, repr=False)
+
+    def ranked(self, show_unverified: bool = False) -> "Snapshot":
+        """The snapshot the boards rank: without self-reported rows unless ``show_unverified``
+        (:func:`rote_hf.leaderboard.source.ranked_rows`); derived once per snapshot, with its own
+        memo, and the same filter choices (a filter value never vanishes with the toggle)."""
+        if show_unverified:
+            return self
+        return self.memo(("ranked",), lambda: Snapshot((*self.version, "ranked"), ranked_rows(self.rows),
+                                                       self.notices, self.choices))
 
     def memo(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         """``compute()`` once per snapshot and ``key`` (later calls return the same object; treat it

@@ -21,6 +21,7 @@ from tests.helpers import REPO_ROOT
 from tests.space.rows import make_store
 
 STARTUP_TIMEOUT_S = 180
+TEST_USER = "tester"
 
 
 @dataclass(frozen=True)
@@ -58,10 +59,14 @@ def app(tmp_path_factory) -> Iterator[App]:
 
 
 @contextlib.contextmanager
-def serve_app(base: Path, results: Path, *, shipped: bool = False) -> Iterator[App]:
+def serve_app(base: Path, results: Path, *, shipped: bool = False, user: str | None = TEST_USER,
+              limits: tuple[int, int] = (1000, 1000)) -> Iterator[App]:
     """``space/app.py`` over the store ``results`` (logs and samples in ``base``) until the block ends.
     The reproduction rows shipped with the package are left out unless ``shipped`` (they grow as the
-    grid runs; the tests' counts are over their own store)."""
+    grid runs; the tests' counts are over their own store). ``user``: the app runs through
+    ``tests/space/signed_in_app.py``, whose sign-in button signs that user in (:func:`signed_in`);
+    ``None``: ``space/app.py`` itself, where nobody can sign in. ``limits``: submissions and LLM
+    queries per user per day."""
     port = free_port()
     log = base / "app.log"
     sample = base / "llm_sample.json"
@@ -69,10 +74,16 @@ def serve_app(base: Path, results: Path, *, shipped: bool = False) -> Iterator[A
     # the LLM-query tab talks to a loopback server in the tests, which HF_HUB_OFFLINE would block;
     # HF_ENDPOINT still points at a closed port, so nothing reaches the Hub
     env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONPATH": str(REPO_ROOT), "HF_HUB_OFFLINE": "0",
-           "ROTE_LLM_SAMPLE": str(sample)}
-    env.pop("ROTE_RESULTS_REPO", None)
+           "ROTE_LLM_SAMPLE": str(sample), "ROTE_SUBMISSIONS_PER_DAY": str(limits[0]),
+           "ROTE_LLM_QUERIES_PER_DAY": str(limits[1])}
+    for name in ("ROTE_RESULTS_REPO", "ROTE_REQUESTS_REPO", "SPACE_ID", "ROTE_TEST_USER"):
+        env.pop(name, None)
+    script = REPO_ROOT / "space" / "app.py"
+    if user is not None:
+        env["ROTE_TEST_USER"] = user
+        script = REPO_ROOT / "tests" / "space" / "signed_in_app.py"
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "space" / "app.py"), "--results", str(results),
+        proc = subprocess.Popen([sys.executable, str(script), "--results", str(results),
                                  "--host", "127.0.0.1", "--port", str(port)]
                                 + ([] if shipped else ["--no-shipped"]), stdout=out, stderr=subprocess.STDOUT,
                                 env=env, cwd=base)
@@ -99,3 +110,22 @@ def serve_app(base: Path, results: Path, *, shipped: bool = False) -> Iterator[A
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+def session_cookie(url: str) -> str:
+    """Sign in through the app's sign-in route (what the "Sign in with Hugging Face" button opens;
+    the stand-in of ``tests/space/signed_in_app.py``) and return the ``Cookie`` header it set."""
+    import httpx
+
+    with httpx.Client(base_url=url, timeout=30) as http:
+        response = http.get("login/huggingface", follow_redirects=False)
+    if not response.cookies:
+        raise RuntimeError(f"signing in set no cookie ({response.status_code})")
+    return "; ".join(f"{k}={v}" for k, v in response.cookies.items())
+
+
+def signed_in(url: str):
+    """A ``gradio_client.Client`` of the app at ``url`` with a signed-in session (see :func:`serve_app`)."""
+    import gradio_client
+
+    return gradio_client.Client(url, verbose=False, headers={"Cookie": session_cookie(url)})

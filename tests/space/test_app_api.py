@@ -9,12 +9,15 @@ import pytest
 
 import gradio_client
 
+from tests.space.conftest import TEST_USER, signed_in
+
 ALL = "all"
 
 
 @pytest.fixture(scope="module")
 def client(app):
-    return gradio_client.Client(app.url, verbose=False)
+    """A visitor signed in as TEST_USER (submitting and the LLM query need sign-in)."""
+    return signed_in(app.url)
 
 
 def table(result) -> list[dict]:
