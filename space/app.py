@@ -203,7 +203,9 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
                 with gr.Row():
                     entry = gr.Textbox(label="model entry (JSON)", placeholder='{"name": "gru", "hidden_size": 64}',
                                        elem_id="architecture-entry")
-                    track_menu = gr.Dropdown(list(TRACKS), value=next(iter(TRACKS)), label="track")
+                    # custom values reach the handler, which refuses them in one line naming the menu
+                    track_menu = gr.Dropdown(list(TRACKS), value=next(iter(TRACKS)), label="track",
+                                             allow_custom_value=True)
                 arch_btn = gr.Button("Queue for verification", variant="primary")
                 arch_status = gr.Textbox(label="status", interactive=False, elem_id="architecture-status")
                 arch_btn.click(submit_model, [entry, track_menu], [arch_status], api_name="submit_architecture")

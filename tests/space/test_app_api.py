@@ -26,9 +26,10 @@ def table(result) -> list[dict]:
     return [dict(zip(frame["headers"], row)) for row in frame["data"]]
 
 
-def rote(client, n=ALL, c=ALL, track=ALL, source=ALL, device=ALL, table=ALL):
-    """The ROTE endpoint; ``table=ALL`` shows the per-model lines and every published table."""
-    return client.predict(n, c, track, source, device, table, api_name="/rote_board")
+def rote(client, n=ALL, c=ALL, track=ALL, source=ALL, device=ALL, table=ALL, show_unverified=False):
+    """The ROTE endpoint; ``table=ALL`` shows the per-model lines and every published table;
+    ``show_unverified`` ranks self-reported rows too (the page's toggle)."""
+    return client.predict(n, c, track, source, device, table, show_unverified, api_name="/rote_board")
 
 
 def test_api_lists_every_endpoint(client):
@@ -141,10 +142,13 @@ def test_good_upload_appears_unverified(client, app, tmp_path):
         "run_id": "mynet-n2-c10", "suite": "rote_matched", "task": "n2-c10", "model": "MyNet",
         "task_params": {"symbols": 2, "complexity": 10}, "metrics": {"DL": 0.125, "exact": 0.0},
         "param_count": 1000, "device": "cpu", "verified": True}]}))
-    assert _upload(client, good) == "Stored 1 row(s) as unverified (submitted): submitted-mynet-n2-c10"
+    message = _upload(client, good)
+    assert message.startswith(f"Stored 1 row(s) as unverified (submitted) by {TEST_USER}, request ")
+    assert message.endswith(": submitted-mynet-n2-c10")
     assert (app.results / "runs" / "submitted-mynet-n2-c10.parquet").is_file()
     assert table(rote(client, track="rote_matched", source="ours")) == []  # a visitor's row is never 'ours'
-    rows = table(rote(client, track="rote_matched", source="submitted"))
+    assert table(rote(client, track="rote_matched", source="submitted")) == []  # not ranked without the toggle
+    rows = table(rote(client, track="rote_matched", source="submitted", show_unverified=True))
     assert len(rows) == 1
     mine = rows[0]
     assert (mine["model"], mine["DL_mean"], mine["verified"]) == ("MyNet", 0.125, "unverified (submitted)")
@@ -262,7 +266,7 @@ def test_llm_tab_rows_are_marked_as_the_visitors(client, app):
     assert len(visitors) == 4  # the three strata and 'all', from the loopback test above
     assert {(r.source, r.verified, r.run_id.startswith("submitted-")) for r in visitors} == {("submitted", False, True)}
     assert {r.settings["submission"] for r in visitors} == {"llm-query tab"}
-    rows = table(client.predict(ALL, "difference", "submitted", "accuracy", api_name="/llm_board"))
+    rows = table(client.predict(ALL, "difference", "submitted", "accuracy", True, api_name="/llm_board"))
     assert len(rows) == 4 and {(r["source"], r["verified"]) for r in rows} == {("submitted", "unverified (submitted)")}
     assert table(client.predict(ALL, ALL, "ours", "accuracy", api_name="/llm_board"))[0]["model"] == "tiny-llm"
     assert "difference" not in {r["model"] for r in table(client.predict(ALL, ALL, "ours", "accuracy",
