@@ -132,8 +132,10 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
         event = None
         for step in tab.steps:
             def handler(*values, step=step):
-                *values, show_unverified = values
-                snap = service.snapshot().ranked(bool(show_unverified))
+                # the last value is the "show unverified" toggle (off when a caller leaves it out)
+                show = bool(values[len(step.inputs)]) if len(values) > len(step.inputs) else False
+                values = values[:len(step.inputs)]
+                snap = service.snapshot().ranked(show)
                 shown, warnings = tab.run(step, snap, dict(zip(step.inputs, values)))
                 for warning in warnings:
                     gr.Warning(warning)

@@ -21,6 +21,7 @@ count against the visitor's rate limit.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from typing import Any
 
@@ -129,7 +130,7 @@ def my_requests(desk: RequestDesk, profile: Any):
     rows = []
     for r in reversed(desk.records(user=user)):
         what = (f"{r.detail.get('rows', '?')} row(s) from {r.detail.get('file', '?')}" if r.kind == "rows"
-                else f"{r.detail.get('model')} on {r.detail.get('track')}")
+                else f"{json.dumps(r.detail.get('model'))} on {r.detail.get('track')}")
         rows.append({"id": r.id, "time": r.time, "kind": r.kind, "what": one_line(what, 200), "status": r.status,
                      "reason": r.reason, "updated": r.updated})
     return pd.DataFrame(rows, columns=list(REQUEST_COLUMNS))
