@@ -193,7 +193,8 @@ class RequestDesk:
         self.limits = limits or RateLimits()
         self._clock = clock
         self.lock = lock if lock is not None else threading.Lock()
-        self._use_lock = threading.Lock()  # check-and-count of one user's action is one step
+        self._user_locks: dict[str, threading.Lock] = {}  # check-and-count of one user's action is one step
+        self._locks_lock = threading.Lock()
         self._pull = pull
         self._pull_every_s = pull_every_s
         self._pulled_at: float | None = None
@@ -309,7 +310,9 @@ class RequestDesk:
         """Check ``user``'s limit for ``action``, run the block, and count the action only when the
         block ends without an exception (a refused upload costs nothing). One user's concurrent
         actions are checked and counted one at a time."""
-        with self._use_lock:
+        with self._locks_lock:
+            user_lock = self._user_locks.setdefault(check_user(user), threading.Lock())
+        with user_lock:
             self.check_allowed(user, action)
             yield
             line = json.dumps({"time": utc_text(self._clock()), "action": action}) + "\n"

@@ -187,3 +187,26 @@ def test_request_record_round_trip():
     assert RequestRecord.from_json(json.loads(json.dumps(record.to_json()))) == record
     with pytest.raises(RequestError, match="unknown fields"):
         RequestRecord.from_json({**record.to_json(), "admin": True})
+
+
+def test_concurrent_actions_of_one_user_are_counted_one_at_a_time(tmp_path):
+    import threading
+
+    desk = RequestDesk(tmp_path, limits=RateLimits(submissions=1))
+    start, outcomes = threading.Barrier(4), []
+
+    def act():
+        start.wait()
+        try:
+            with desk.counted("alice", "submission"):
+                pass
+            outcomes.append("ok")
+        except RateLimited:
+            outcomes.append("limited")
+
+    threads = [threading.Thread(target=act) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["limited", "limited", "limited", "ok"]
