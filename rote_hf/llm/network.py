@@ -52,6 +52,11 @@ class AddressRefused(ValueError):
     """A URL whose host is, or resolves to, an address the policy refuses (one-line message)."""
 
 
+class HostNotFound(AddressRefused):
+    """A host that does not resolve: refused before a query (nothing to vet), a connection error
+    (retried like any other) when it happens at connect time."""
+
+
 def system_resolver(host: str, port: int) -> list[str]:
     """The addresses ``getaddrinfo`` gives for ``host`` (TCP), in its order, without repeats."""
     infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
@@ -153,9 +158,9 @@ class NetworkPolicy:
         try:
             found = list(self.resolver(_host_key(host), port))
         except (OSError, UnicodeError) as exc:
-            raise AddressRefused(f"host {host!r} does not resolve ({type(exc).__name__})") from None
+            raise HostNotFound(f"host {host!r} does not resolve ({type(exc).__name__})") from None
         if not found:
-            raise AddressRefused(f"host {host!r} does not resolve")
+            raise HostNotFound(f"host {host!r} does not resolve")
         if self.allows_host(host, port):
             return found
         for address in found:
@@ -179,7 +184,8 @@ class NetworkPolicy:
             raise AddressRefused(f"URL {str(url)[:80]!r} has an invalid port") from None
         if not parts.hostname:
             raise AddressRefused(f"URL {str(url)[:80]!r} has no host")
-        self.addresses(parts.hostname, port)
+        if not self.allows_host(parts.hostname, port):  # an allowed host is not looked up in advance
+            self.addresses(parts.hostname, port)
 
 
 def _sync_backend() -> Any:
@@ -208,7 +214,11 @@ class GuardedBackend:
         if self._aborted:
             raise httpcore2.ConnectError("the client was closed (the query's deadline passed)")
         last: Exception | None = None
-        for address in self.policy.addresses(host, port):
+        try:
+            addresses = self.policy.addresses(host, port)
+        except HostNotFound as exc:  # DNS trouble is a connection error (retried), not a refusal
+            raise httpcore2.ConnectError(str(exc)) from None
+        for address in addresses:
             try:
                 stream = self._inner.connect_tcp(address, port, timeout=timeout, local_address=local_address,
                                                  socket_options=socket_options)

@@ -294,7 +294,7 @@ def write_log(path: str | os.PathLike, records: Sequence[QueryRecord]) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     flags = per_row_flags(records)
-    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp = path.with_suffix(f"{path.suffix}.{os.getpid()}-{threading.get_ident()}.tmp")  # one per writer
     with open(tmp, "w", encoding="utf-8") as fh:
         for rec, flag in zip(records, flags):
             fh.write(json.dumps({

@@ -226,3 +226,21 @@ def test_abort_ends_a_read_in_flight(online):
         t.join(5)
         release.set()
     assert not t.is_alive() and time.monotonic() - t0 < 2 and "error" in box
+
+
+def test_a_host_that_does_not_resolve_is_a_connection_error_retried(online):
+    calls = []
+
+    def no_dns(host, port):
+        calls.append(host)
+        raise OSError("Name or service not known")
+
+    any_addr = NetworkPolicy.any_address(resolver=no_dns)
+    r = OpenAICompatibleResponder("http://gone.test/v1", "m", network=any_addr,
+                                  retry=RetryPolicy(max_retries=1, backoff_s=0))
+    r.check_address()  # every address is allowed: nothing to look up in advance
+    assert calls == []
+    with pytest.raises(ResponderError, match=r"^ConnectError: host 'gone.test' does not resolve.*2 attempts"):
+        r.respond(build_messages(range(20)))
+    with pytest.raises(AddressRefused, match="host 'gone.test' does not resolve"):  # public-only: cannot be vetted
+        NetworkPolicy.public_only(allowed_hosts="", resolver=no_dns).check_url("http://gone.test/v1")
