@@ -244,3 +244,10 @@ def test_a_host_that_does_not_resolve_is_a_connection_error_retried(online):
         r.respond(build_messages(range(20)))
     with pytest.raises(AddressRefused, match="host 'gone.test' does not resolve"):  # public-only: cannot be vetted
         NetworkPolicy.public_only(allowed_hosts="", resolver=no_dns).check_url("http://gone.test/v1")
+
+
+def test_an_answer_over_8_mib_is_never_decoded(online):
+    with StubServer(lambda body: (200, "x" * (9 * 2**20))) as s:
+        r = _resp(s.base_url, NetworkPolicy.any_address())
+        with pytest.raises(ResponderError, match=r"^ProtocolError: the answer is larger than 8388608 bytes"):
+            r.respond(build_messages(range(20)))
