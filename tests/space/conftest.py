@@ -72,10 +72,12 @@ def serve_app(base: Path, results: Path, *, shipped: bool = False, user: str | N
     sample = base / "llm_sample.json"
     sample.write_text(json.dumps(llm_sample_rows()))
     # the LLM-query tab talks to a loopback server in the tests, which HF_HUB_OFFLINE would block;
-    # HF_ENDPOINT still points at a closed port, so nothing reaches the Hub
+    # HF_ENDPOINT still points at a closed port, so nothing reaches the Hub. The tab reaches public
+    # addresses only: the tests' servers are allowed by name (`localhost`), as an operator allows
+    # their own inference server; 127.0.0.1, [::1] and the rest stay refused (issue 26)
     env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONPATH": str(REPO_ROOT), "HF_HUB_OFFLINE": "0",
-           "ROTE_LLM_SAMPLE": str(sample), "ROTE_SUBMISSIONS_PER_DAY": str(limits[0]),
-           "ROTE_LLM_QUERIES_PER_DAY": str(limits[1])}
+           "ROTE_LLM_SAMPLE": str(sample), "ROTE_LLM_ALLOWED_HOSTS": "localhost",
+           "ROTE_SUBMISSIONS_PER_DAY": str(limits[0]), "ROTE_LLM_QUERIES_PER_DAY": str(limits[1])}
     for name in ("ROTE_RESULTS_REPO", "ROTE_REQUESTS_REPO", "SPACE_ID", "ROTE_TEST_USER"):
         env.pop(name, None)
     script = REPO_ROOT / "space" / "app.py"
