@@ -114,20 +114,22 @@ def serve_app(base: Path, results: Path, *, shipped: bool = False, user: str | N
             proc.wait()
 
 
-def session_cookie(url: str) -> str:
+def session_cookie(url: str, user: str | None = None) -> str:
     """Sign in through the app's sign-in route (what the "Sign in with Hugging Face" button opens;
-    the stand-in of ``tests/space/signed_in_app.py``) and return the ``Cookie`` header it set."""
+    the stand-in of ``tests/space/signed_in_app.py``) as ``user`` (default: the app's test user)
+    and return the ``Cookie`` header it set."""
     import httpx
 
     with httpx.Client(base_url=url, timeout=30) as http:
-        response = http.get("login/huggingface", follow_redirects=False)
+        response = http.get("login/huggingface", params={"test_user": user} if user else None,
+                            follow_redirects=False)
     if not response.cookies:
         raise RuntimeError(f"signing in set no cookie ({response.status_code})")
     return "; ".join(f"{k}={v}" for k, v in response.cookies.items())
 
 
-def signed_in(url: str):
+def signed_in(url: str, user: str | None = None):
     """A ``gradio_client.Client`` of the app at ``url`` with a signed-in session (see :func:`serve_app`)."""
     import gradio_client
 
-    return gradio_client.Client(url, verbose=False, headers={"Cookie": session_cookie(url)})
+    return gradio_client.Client(url, verbose=False, headers={"Cookie": session_cookie(url, user)})

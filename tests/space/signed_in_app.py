@@ -5,7 +5,7 @@ profile in a signed session (``request.session["oauth_info"]``), from which it i
 ``gr.OAuthProfile`` parameter of each handler. Off a Space its mock asks ``whoami()`` on the Hub
 (and needs the ``gradio[oauth]`` extras). This wrapper replaces ``gradio.routes.attach_oauth``,
 the one function that installs either, with a stand-in: ``/login/huggingface`` sets a cookie
-naming ``$ROTE_TEST_USER`` and goes back to the page, ``/logout`` clears it, and a middleware
+naming ``$ROTE_TEST_USER`` (or the ``test_user`` of its query) and goes back to the page, ``/logout`` clears it, and a middleware
 puts that user's ``oauth_info`` into the request's session. Everything after that (the sign-in
 button's state, the profile Gradio injects, the handlers) is the app's and Gradio's own code.
 It lives under ``tests/``, which no Space holds, so nothing a deployed Space can set reaches it.
@@ -63,7 +63,8 @@ def attach_stand_in(app) -> None:
     @app.get("/login/huggingface")
     async def login(request: gradio.routes.fastapi.Request):
         response = RedirectResponse(target(request))
-        response.set_cookie(COOKIE, urllib.parse.quote(user), httponly=True, samesite="lax")
+        name = request.query_params.get("test_user") or user  # tests that need several visitors name them
+        response.set_cookie(COOKIE, urllib.parse.quote(name), httponly=True, samesite="lax")
         return response
 
     @app.get("/logout")

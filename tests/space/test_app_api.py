@@ -280,8 +280,8 @@ def test_llm_query_to_an_internal_address_is_refused_and_stores_nothing(client, 
 
 
 def test_a_quick_llm_query_is_not_held_up_by_two_slow_ones(app):
-    """Issue 26: two visitors on slow endpoints (4 s an answer) and a third on a quick one, each in
-    a session of their own: the quick query comes back while the slow ones still run."""
+    """Issue 26: two visitors on slow endpoints (4 s an answer) and a third on a quick one, each
+    signed in as a user of their own: the quick query comes back while the slow ones still run."""
     import time
 
     from tests.llm.stub_server import StubServer
@@ -294,7 +294,7 @@ def test_a_quick_llm_query_is_not_held_up_by_two_slow_ones(app):
         return server.base_url.replace("127.0.0.1", "localhost")
 
     with StubServer(slow) as a, StubServer(slow) as b, StubServer(lambda body: (200, "")) as quick:
-        visitors = [gradio_client.Client(app.url, verbose=False) for _ in range(3)]
+        visitors = [signed_in(app.url, f"visitor-{i}") for i in range(3)]
         jobs = [v.submit(url(s), "slow", "", 1, api_name="/llm_query") for v, s in zip(visitors, (a, b))]
         deadline = time.monotonic() + 20
         while not (a.requests and b.requests) and time.monotonic() < deadline:  # both slow queries running
