@@ -91,8 +91,8 @@ def _existing(root: Path, skip: list[str]) -> dict[str, dict[str, KeptSplit]]:
         name = entry["config_name"]
         if name in skip or name not in ALL_CONFIGS:
             continue
-        files = {f["split"]: target / f["path"] for f in entry["data_files"]}
-        if all(p.exists() for p in files.values()) and set(files) <= set(counts.get(name, {})):
+        files = {f["split"]: tuple(sorted(target.glob(f["path"]))) for f in entry["data_files"]}
+        if all(files.values()) and set(files) <= set(counts.get(name, {})):
             feats = features(*name.rsplit("-", 1))
             kept[name] = {s: KeptSplit(feats, p, counts[name][s]) for s, p in files.items()}
     return kept

@@ -107,7 +107,7 @@ def check_requirements(folder: Path, *, forbid: tuple[str, ...] = ()) -> Require
     from packaging.requirements import InvalidRequirement, Requirement
 
     folder = Path(folder)
-    label = f"rote/{folder.name}"
+    label = f"{folder.parent.name}/{folder.name}"  # <org>/<repo> in the mirror
     path = folder / "requirements.txt"
     if not path.is_file():
         raise ValueError(f"{label}: requirements.txt is missing")
