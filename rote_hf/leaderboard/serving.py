@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Callable, Hashable
 
 from rote_hf.boards.tables import filter_choices
+from rote_hf.leaderboard.reproduction import reproduction_configs
 from rote_hf.leaderboard.source import (
     RESULTS_REPO_ENV, merge_rows, paper_frame, read_files, read_stored, repo_files, shown_rows, store_files,
 )
@@ -138,8 +139,8 @@ class BoardService:
 
     # -- reading ----------------------------------------------------------------------------------
     def _read_store(self) -> None:
-        """Bring the store's parts up to date: the new files as one more part (a full read takes
-        what the compacted copies hold, :mod:`rote_hf.results.compact`); everything again when a
+        """Bring the store's parts up to date: the new files as one more part (taking what the
+        compacted copies of them hold, :mod:`rote_hf.results.compact`); everything again when a
         known file changed or went away. At least ``compact_min`` files read from ``runs/`` are
         written back as one compacted part, so the next start reads them as one file."""
         if self.results is None:
@@ -151,8 +152,8 @@ class BoardService:
             self._parts, known = [], {}
         new = [name for name in stats if name not in known]
         covered: set[str] = set()
-        if new and not known:
-            table, covered = read_compacted(store, stats)
+        if new:  # the compacted copies of new files too: a 5,000-row submission is one part
+            table, covered = read_compacted(store, {name: stats[name] for name in new})
             if covered:
                 self._parts.append(_StoredPart(*shown_rows(table)))
         rest = [store.runs_dir / name for name in new if name not in covered]
@@ -178,35 +179,45 @@ class BoardService:
         self._repo_read_at = self._clock()
 
     def snapshot(self) -> Snapshot:
-        """The current rows and their memo; re-read only what changed since the last call."""
-        with self._lock:
-            store_version = self._store_version()
-            # a write in the same tick of the folder's clock as the last read leaves its mtime as
-            # it was: while the folder changed within the last RECENT_S, its listing is compared too
-            recent = store_version is not None and time.time_ns() - store_version < RECENT_S * 1e9
-            changed = self._snapshot is None or store_version != self._store_mtime
-            if not (changed or recent or self._repo_due()):
-                return self._snapshot
-            started = time.perf_counter()
-            if self._paper is None:
-                self._paper = paper_frame(self.shipped)
-            before = (dict(self._files), len(self._parts))
-            if changed or recent:
-                self._read_store()
-                self._store_mtime = store_version
-            repo_read = self._repo_due()
-            if repo_read:
-                self._read_repo()
-            if self._snapshot is not None and not repo_read and before == (self._files, len(self._parts)):
-                return self._snapshot
-            parts = [*self._parts, self._repo_part]
-            frame, claimed = merge_rows([p.frame for p in parts if p.frame is not None], self._paper)
-            notices = [n for p in parts for n in p.notices] + claimed
-            version = (store_version, len(self._files), self._repo_read_at)
-            self._snapshot = Snapshot(version, frame, notices, filter_choices(frame))
-            LOG.info("leaderboard rows: %d (%d notices), read in %.2f s", len(frame), len(notices),
-                     time.perf_counter() - started)
+        """The current rows and their memo; re-read only what changed since the last call. While
+        one request reads what changed, the others are served the last version at once (so a
+        large upload or a new batch of runs slows only the request that notices it)."""
+        if not self._lock.acquire(blocking=self._snapshot is None):
             return self._snapshot
+        try:
+            return self._refresh()
+        finally:
+            self._lock.release()
+
+    def _refresh(self) -> Snapshot:
+        store_version = self._store_version()
+        # a write in the same tick of the folder's clock as the last read leaves its mtime as
+        # it was: while the folder changed within the last RECENT_S, its listing is compared too
+        recent = store_version is not None and time.time_ns() - store_version < RECENT_S * 1e9
+        changed = self._snapshot is None or store_version != self._store_mtime
+        if not (changed or recent or self._repo_due()):
+            return self._snapshot
+        started = time.perf_counter()
+        if self._paper is None:
+            self._paper = paper_frame(self.shipped)
+        before = (dict(self._files), len(self._parts))
+        if changed or recent:
+            self._read_store()
+            self._store_mtime = store_version
+        repo_read = self._repo_due()
+        if repo_read:
+            self._read_repo()
+        if self._snapshot is not None and not repo_read and before == (self._files, len(self._parts)):
+            return self._snapshot
+        parts = [*self._parts, self._repo_part]
+        frame, claimed = merge_rows([p.frame for p in parts if p.frame is not None], self._paper)
+        notices = [n for p in parts for n in p.notices] + claimed
+        version = (store_version, len(self._files), self._repo_read_at)
+        choices = {**filter_choices(frame), "repro_config": reproduction_configs(frame)}
+        self._snapshot = Snapshot(version, frame, notices, choices)
+        LOG.info("leaderboard rows: %d (%d notices), read in %.2f s", len(frame), len(notices),
+                 time.perf_counter() - started)
+        return self._snapshot
 
 
 __all__ = ["BoardService", "MEMO_SIZE", "RECENT_S", "Snapshot"]

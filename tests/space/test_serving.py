@@ -134,3 +134,31 @@ def test_many_run_files_are_compacted_and_read_as_one_part_next_time(tmp_path):
     third = BoardService(tmp_path / "results", shipped=False, compact_min=10**6)
     _same_rows(third.snapshot().rows, rows)
     assert third.files_read == 1
+
+
+def test_while_one_request_reads_a_change_the_others_get_the_last_version(tmp_path):
+    store = ResultStore(tmp_path / "results")
+    rows = rote_rows(random.Random(3))
+    store.append(rows[0])
+    service = BoardService(tmp_path / "results", shipped=False)
+    old = service.snapshot()
+    store.append(rows[1])
+    with service._lock:  # another request is reading what changed
+        assert service.snapshot() is old  # served at once, not after the re-read
+    new = service.snapshot()
+    assert new is not old and rows[1].run_id in set(new.rows["run_id"])
+
+
+def test_a_submission_is_read_as_one_compacted_part(tmp_path):
+    from rote_hf.leaderboard import store_submission
+
+    store = make_store(tmp_path / "results")
+    service = BoardService(tmp_path / "results", shipped=False)
+    service.snapshot()
+    read = service.files_read
+    submitted = [r.__class__(**{**r.__dict__, "run_id": f"visitor-{i}", "source": "submitted", "verified": False})
+                 for i, r in enumerate(rote_rows(random.Random(4)))]
+    store_submission(submitted, store.root)
+    snap = service.snapshot()
+    assert {f"visitor-{i}" for i in range(len(submitted))} <= set(snap.rows["run_id"])
+    assert service.files_read == read  # no run file of the submission read on its own
