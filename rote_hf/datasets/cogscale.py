@@ -111,7 +111,8 @@ def build(root: Path, *, progress: bool = True, config: str | None = None) -> Bu
         "license": "mit",
         "pretty_name": "CogScale",
         "task_categories": ["time-series-forecasting", "other"],
-        "tags": ["synthetic", "sequence-modeling", "memory", "benchmark"],
+        "task_ids": ["multivariate-time-series-forecasting"],
+        "tags": ["synthetic", "sequence-modeling", "memory", "benchmark", "non-linguistic", "arxiv:2605.19758"],
         "source_datasets": ["original"],
     }
     # per-config generation parameters: a file beside the card, not non-standard card YAML

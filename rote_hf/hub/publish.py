@@ -36,10 +36,13 @@ from rote_hf.hub.requirements import check_requirements
 from rote_hf.hub.results_repo import RESULTS, build_results_repo
 from rote_hf.hub.space_repo import LEADERBOARD, build_leaderboard_space
 from rote_hf.hub.targets import BUILD_TARGETS, build
+from rote_hf.mirror.cards import NON_LINGUISTIC
 from rote_hf.mirror.repo import repo_dir
 
 SPACE_SDKS = ("gradio", "streamlit", "docker", "static")
 REPO_TYPES = ("dataset", "space")
+READER_SECTIONS = ("## Example instance", "## Supported tasks and leaderboards", "## Uses", "## Limitations")
+"""Sections every dataset card has for Hub readers (besides usage first and a citation)."""
 UPLOAD_ORDER = ("datasets", "results", "metric Spaces", "leaderboard")
 """The groups of repos in the order they are uploaded (see the module docstring)."""
 
@@ -125,8 +128,10 @@ HUB_ONLY_CHECKS: tuple[str, ...] = (
 
 OFFLINE_CHECKS: tuple[str, ...] = (
     "huggingface_hub: RepoCard front matter parses; DatasetCardData/SpaceCardData typed metadata; repo id rules",
-    "rote-hf: configs and data files, dataset_info, size_categories, citation; Space title, sdk, "
-    "sdk_version = installed gradio, python_version, app_file; requirements install from public packages",
+    "rote-hf: configs and data files, dataset_info with sizes, size_categories, language, task_categories, "
+    "usage first, reader sections, licence (license_name/link for 'other'), citations (rote-hf's too); Space title, "
+    "sdk, sdk_version = installed gradio, python_version, app_file, datasets of the same org; requirements "
+    "install from public packages",
 )
 """What :func:`check_repo` runs offline, one line each (printed by ``rote-hf publish``)."""
 
@@ -179,6 +184,22 @@ def validate_repo(repo: HubRepo):
             raise ValueError(f"{repo.repo_id}: dataset card needs 'size_categories'")
         if "```bibtex" not in card.text:
             raise ValueError(f"{repo.repo_id}: dataset card needs a BibTeX citation (a ```bibtex block)")
+        for info in infos if isinstance(infos, list) else [infos]:
+            if "dataset_size" not in info or "download_size" not in info:
+                raise ValueError(f"{repo.repo_id}: dataset_info of config {info.get('config_name')!r} needs "
+                                 "download_size and dataset_size")
+        if not meta.get("language") and NON_LINGUISTIC not in card.text:
+            raise ValueError(f"{repo.repo_id}: dataset card needs 'language' or the statement that the data is "
+                             "not natural language")
+        if not meta.get("task_categories"):
+            raise ValueError(f"{repo.repo_id}: dataset card needs 'task_categories'")
+        missing = [s for s in READER_SECTIONS if s not in card.text]
+        if missing:
+            raise ValueError(f"{repo.repo_id}: dataset card needs the sections {missing}")
+        usage = re.search(r"```python\n(.*?)```", card.text, flags=re.S)
+        if not usage or f'load_dataset("{repo.repo_id}"' not in usage.group(1):
+            raise ValueError(f"{repo.repo_id}: the card's first Python block must load it: "
+                             f'load_dataset("{repo.repo_id}", ...)')
     else:
         card = SpaceCard.load(readme)
         meta = card.data.to_dict()
@@ -196,6 +217,19 @@ def validate_repo(repo: HubRepo):
         app = meta.get("app_file") or "app.py"
         if not (repo.path / app).is_file():
             raise ValueError(f"{repo.repo_id}: app_file {app!r} is not in the repo")
+        foreign = [d for d in meta.get("datasets") or [] if not str(d).startswith(f"{repo.org}/")]
+        if foreign:
+            raise ValueError(f"{repo.repo_id}: Space YAML 'datasets' names repos of another org: {foreign}")
+    if meta.get("license") == "other":
+        if not meta.get("license_name") or not meta.get("license_link"):
+            raise ValueError(f"{repo.repo_id}: 'license: other' needs license_name and license_link")
+        link = str(meta["license_link"])
+        if "://" not in link and not (repo.path / link).is_file():
+            raise ValueError(f"{repo.repo_id}: license_link {link!r} is not a file of the repo")
+    elif not meta.get("license"):
+        raise ValueError(f"{repo.repo_id}: the card needs a 'license'")
+    if "@software{rote_hf" not in card.text:
+        raise ValueError(f"{repo.repo_id}: the card needs the citation of rote-hf (@software{{rote_hf, ...}})")
     return card
 
 
@@ -206,5 +240,5 @@ def check_repo(repo: HubRepo) -> list[str]:
     lines = [f"card ok ({type(card).__name__})"]
     if repo.repo_type == "space":
         forbid = ("torch", "transformers") if repo.name in METRIC_REPOS else ("torch",)
-        lines.append(check_requirements(repo.path, forbid=forbid).summary())
+        lines.append(check_requirements(repo.path, forbid=forbid, label=repo.repo_id).summary())
     return lines

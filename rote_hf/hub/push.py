@@ -201,10 +201,11 @@ def space_variables(org: str) -> dict[str, str]:
 
 def _push_one(api: Any, repo: HubRepo, options: PushOptions, description: str, report: PushReport,
               say: Callable[[str], None]) -> None:
-    if unchanged(api, repo, options.revision):
-        report.unchanged.append(repo.repo_id)
-        say(f"unchanged  {repo.repo_id} (the Hub holds these files; skipped)")
-    else:
+    """Upload one repo (unless the Hub holds it already), tag it, set its variables; the report
+    counts it only once every step succeeded, so a rerun redoes a half-finished repo."""
+    same = unchanged(api, repo, options.revision)
+    pr = None
+    if not same:
         api.create_repo(repo.repo_id, repo_type=repo.repo_type, private=options.private, exist_ok=True,
                         space_sdk="gradio" if repo.repo_type == "space" else None)
         if options.revision:
@@ -213,17 +214,21 @@ def _push_one(api: Any, repo: HubRepo, options: PushOptions, description: str, r
                                  revision=options.revision, create_pr=options.create_pr,
                                  commit_message=f"rote-hf publish {options.tag}: {repo.name}",
                                  commit_description=description, delete_patterns=delete_patterns(repo))
-        pr = getattr(info, "pr_url", None)
-        if options.create_pr and pr:
-            report.pull_requests[repo.repo_id] = pr
-        report.pushed.append(repo.repo_id)
-        say(f"pushed     {repo.repo_id}" + (f" (pull request {pr})" if options.create_pr and pr else ""))
+        pr = getattr(info, "pr_url", None) if options.create_pr else None
     if not options.create_pr:
         api.create_tag(repo.repo_id, tag=options.tag, revision=options.revision, repo_type=repo.repo_type,
                        exist_ok=True)
     if repo.name == LEADERBOARD:
         for key, value in space_variables(repo.org).items():
             api.add_space_variable(repo.repo_id, key, value)
+    if same:
+        report.unchanged.append(repo.repo_id)
+        say(f"unchanged  {repo.repo_id} (the Hub holds these files; skipped)")
+        return
+    report.pushed.append(repo.repo_id)
+    if pr:
+        report.pull_requests[repo.repo_id] = pr
+    say(f"pushed     {repo.repo_id}" + (f" (pull request {pr})" if pr else ""))
 
 
 def push(repos: list[HubRepo], *, api: Any, options: PushOptions = PushOptions(), description: str = "",

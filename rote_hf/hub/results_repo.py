@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from rote_hf.mirror.cards import REPOSITORY, citation_block
+from rote_hf.mirror.cards import NON_LINGUISTIC, REPOSITORY, citation_block, instance_block
 from rote_hf.mirror.repo import BuiltRepo, write_dataset_repo
 from rote_hf.results import ResultStore
 from rote_hf.results.schema import COLUMNS, arrow_schema
@@ -103,12 +103,9 @@ The leaderboard Space reads this repo when its variable `ROTE_RESULTS_REPO=rote/
 
 ## Example instance
 
-One row of `paper` (JSON columns shortened):
+One row of `paper` (long text shortened):
 
-```json
 {example}
-```
-
 ## Columns
 
 | column | type | meaning |
@@ -123,6 +120,10 @@ Every row carries its provenance: `source`, `package_version`, `git_commit`,
 Compare a new model with the papers and our reproductions on the same tasks; recompute the
 leaderboard's tables (`rote-hf results --view <suite>` reads these rows); check a reproduction
 row against its published cell.
+
+## Language
+
+{non_linguistic}
 
 ## Limitations
 
@@ -207,8 +208,6 @@ MDL_BIBTEX = """@misc{ganeshan2026induction,
 
 def results_card(configs: list[str], example: dict | None = None) -> str:
     """The card body of ``rote/results`` documenting exactly ``configs`` (``example``: one row shown)."""
-    import json
-
     unknown = sorted(set(configs) - set(RESULTS_CONFIGS))
     if unknown:
         raise ValueError(f"configs must be among {sorted(RESULTS_CONFIGS)}, got {unknown}")
@@ -217,10 +216,10 @@ def results_card(configs: list[str], example: dict | None = None) -> str:
     columns = [f"| `{name}` | {COLUMN_DOCS[name][0]} | {COLUMN_DOCS[name][1]} |" for name in COLUMNS]
     columns += [f"| `metric_{key}` | float64 | {meaning} |" for key, meaning in TYPED_METRICS.items()]
     columns.append("| `timestamp_utc` | timestamp[s, UTC] | `timestamp` as a typed time |")
-    shown = {k: (v[:80] + "..." if isinstance(v, str) and len(v) > 80 else v) for k, v in (example or {}).items()}
     return RESULTS_CARD.format(configs=listed, examples=examples, columns="\n".join(columns),
-                               example=json.dumps(shown, indent=1, default=str), repository=REPOSITORY,
-                               citation=citation_block(ROTE_BIBTEX, COGSCALE_BIBTEX, MDL_BIBTEX))
+                               example=instance_block(example or {}, limit=80), repository=REPOSITORY,
+                               citation=citation_block(ROTE_BIBTEX, COGSCALE_BIBTEX, MDL_BIBTEX),
+                               non_linguistic=NON_LINGUISTIC)
 
 
 def store_rows(results: str | os.PathLike, *, include_failed: bool = False):

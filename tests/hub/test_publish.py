@@ -84,7 +84,7 @@ def test_bad_input_is_refused_in_one_line(mirror):
     err = refused.stderr.strip().splitlines()
     assert len(err) == 1 and "0 failed and 67 unverified row(s) of 67" in err[0] and "--include-failed" in err[0]
     for org in ("bad/org", "a--b", "-lead", "x" * 97, "sp ace"):
-        bad = run_cli("publish", "--root", str(root), "--results", str(results), "--org", org)
+        bad = run_cli("publish", "--root", str(root), "--results", str(results), f"--org={org}")
         assert bad.returncode == 2 and bad.stderr.startswith("rote-hf: error: --org must be a hub user or organisation")
     missing = run_cli("publish", "--root", str(root), "--quiet")
     assert missing.returncode == 2 and "--results" in missing.stderr  # required: no default
