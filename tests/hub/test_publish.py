@@ -34,6 +34,7 @@ def test_dry_run_assembles_every_repo_with_valid_cards(mirror):
 
 def test_mirror_loads_with_datasets_and_evaluate(mirror, monkeypatch):
     import evaluate
+    import yaml
     from datasets import load_dataset
 
     root, _, _ = mirror
@@ -46,6 +47,18 @@ def test_mirror_loads_with_datasets_and_evaluate(mirror, monkeypatch):
     card = (root / "rote" / "results" / "README.md").read_text()
     assert 'load_dataset("rote/results", "ours", split="train")' in card and "Copyright (c) 2025 Yannis Bendi-Ouis" in card
     assert set(paper["source"]) == {"paper"} and "submitted" not in "".join(ours["run_id"])
+    # typed columns for Hub readers: headline metrics as float64, the timestamp as a timestamp
+    assert str(ours.features["metric_test_score"].dtype) == "float64" and str(ours.features["timestamp_utc"].dtype) == "timestamp[s, tz=UTC]"
+    shipped = ours.filter(lambda r: r["config_name"] == "cogscale_paper")
+    import json
+
+    assert shipped[0]["metric_test_score"] == json.loads(shipped[0]["metrics"])["test_score"]
+    assert shipped[0]["timestamp_utc"].strftime("%Y-%m-%dT%H:%M:%SZ") == shipped[0]["timestamp"]
+    assert paper.filter(lambda r: r["suite"] == "mdl")[0]["metric_accuracy"] is not None
+    assert "| `metric_DL` | float64 |" in card and "| `timestamp_utc` | timestamp[s, UTC] |" in card
+    meta = yaml.safe_load(card.split("---\n")[1])
+    assert (meta["license"], meta["license_link"]) == ("other", "LICENSE.md")
+    assert "## Config `paper`" in (root / "rote" / "results" / "LICENSE.md").read_text()
     seeds = load_dataset("rote/rote-seeds", "paper", split="train")
     assert len(seeds) == 44
     copy = load_dataset("rote/cogscale", "simple_copy-small")
