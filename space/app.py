@@ -63,6 +63,8 @@ def sign_in_available() -> bool:
     Face" works (``hf_oauth: true``). Elsewhere Gradio's stand-in calls ``whoami()`` on the Hub, so
     no sign-in button is drawn and nobody can submit: there is no way around sign-in."""
     return bool(os.environ.get("SPACE_ID"))
+
+
 def _notice(notices: list[str]) -> str:
     """The visible note about the results repo and the stored rows that no board shows (empty when none)."""
     repo = [f"**{n}**" for n in notices if n.startswith(REPO_NOTICE)]
