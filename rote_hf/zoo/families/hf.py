@@ -27,8 +27,8 @@ from ``count_parameters`` and reported in ``BuildInfo.n_fixed``. Position tables
 from __future__ import annotations
 
 import difflib
+import functools
 import math
-from functools import lru_cache
 from typing import Any, Callable, Mapping
 
 import torch
@@ -95,7 +95,7 @@ def _compress_pattern(values: list[Any], layers: int) -> list[Any]:
     return out
 
 
-@lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=None)
 def default_config(model_type: str) -> dict[str, Any]:
     """The type's default config as a dict (``AutoConfig.for_model(model_type).to_dict()``)."""
     from transformers import AutoConfig  # lazy: imports transformers
@@ -349,15 +349,42 @@ class HFDecoder(nn.Module):
         out = self.hidden_states(x, use_cache=False)
         return self.head(out.last_hidden_state.to(self.head.weight.dtype))
 
+    def forward_stepwise(self, x: torch.Tensor) -> torch.Tensor:
+        """The same map computed one step at a time through the backbone's cache (``cache``, or the
+        older ``past_key_values`` / ``cache_params``): x (batch, time, in) -> (batch, time, out).
+        Equals :meth:`forward` up to float rounding for a causal model whose cache is exact."""
+        import inspect
 
-def make_config(model_type: str, name: str, kwargs: Mapping[str, Any]) -> Any:
-    """``AutoConfig.for_model(model_type, **kwargs)``, its error prefixed with the entry."""
+        params = inspect.signature(self.backbone.forward).parameters
+        name = next((n for n in ("cache", "past_key_values", "cache_params") if n in params), None)
+        if name is None:
+            raise ValueError(f"hf:{self.model_type} takes no cache")
+        outs, cache = [], None
+        for t in range(x.shape[1]):
+            kwargs: dict[str, Any] = {"use_cache": True} if cache is None else {"use_cache": True, name: cache}
+            out = self.hidden_states(x[:, t:t + 1], **kwargs)
+            cache = next((getattr(out, n) for n in ("cache", "past_key_values", "cache_params")
+                          if getattr(out, n, None) is not None), None)
+            if cache is None:
+                raise ValueError(f"hf:{self.model_type} returned no cache")
+            outs.append(out.last_hidden_state)
+        return self.head(torch.cat(outs, dim=1).to(self.head.weight.dtype))
+
+
+def _refusal(name: str, entry: Mapping[str, Any], exc: BaseException, what: str = "") -> ValueError:
+    """The type's own error on one line, prefixed with the entry (name and arguments) that caused it."""
+    args = ", ".join(f"{k}={v!r}" for k, v in entry.items())
+    return ValueError(f"{name}({args}){what}: {type(exc).__name__}: {' '.join(str(exc).split())}")
+
+
+def make_config(model_type: str, name: str, kwargs: Mapping[str, Any], entry: Mapping[str, Any]) -> Any:
+    """``AutoConfig.for_model(model_type, **kwargs)``; its error is prefixed with ``entry``."""
     from transformers import AutoConfig  # lazy: imports transformers
 
     try:
         return AutoConfig.for_model(model_type, **kwargs)
     except Exception as exc:  # noqa: BLE001 -- the type's own error, whatever its class
-        raise ValueError(f"{name!r} with {dict(kwargs)}: {type(exc).__name__}: {exc}") from None
+        raise _refusal(name, entry, exc) from None
 
 
 def build_hf(model_type: str, input_size: int, output_size: int, **arch: Any) -> HFDecoder:
@@ -369,7 +396,8 @@ def build_hf(model_type: str, input_size: int, output_size: int, **arch: Any) ->
     overrides = dict(arch)
     width = int(overrides.pop("hidden_size"))
     check_overrides(name, overrides)
-    config = make_config(model_type, name, tiny_config(model_type, width, overrides))
+    entry = {"hidden_size": width, **overrides}
+    config = make_config(model_type, name, tiny_config(model_type, width, overrides), entry)
     if hasattr(config, "is_decoder") and not getattr(config, "is_decoder") and _needs_decoder_flag(model_type):
         config.is_decoder = True  # BERT-like stacks: causal self-attention, as their *ForCausalLM sets
     verbosity = hf_logging.get_verbosity()
@@ -382,7 +410,7 @@ def build_hf(model_type: str, input_size: int, output_size: int, **arch: Any) ->
                 raise
             backbone = AutoModel.from_config(config, dtype=torch.float32)
     except Exception as exc:  # noqa: BLE001 -- the type's own error, prefixed with the entry
-        raise ValueError(f"{name!r} with {overrides or 'its derived sizes'}: {type(exc).__name__}: {exc}") from None
+        raise _refusal(name, entry, exc) from None
     finally:
         hf_logging.set_verbosity(verbosity)
     emb = backbone.get_input_embeddings() if hasattr(backbone, "get_input_embeddings") else None
@@ -408,7 +436,7 @@ def hf_spec(name: str) -> ModelSpec:
     return _spec(model_type)
 
 
-@lru_cache(maxsize=None)
+@functools.lru_cache(maxsize=None)
 def _spec(model_type: str) -> ModelSpec:
     def builder(input_size: int, output_size: int, **arch: Any) -> HFDecoder:
         return build_hf(model_type, input_size, output_size, **arch)
@@ -417,7 +445,8 @@ def _spec(model_type: str) -> ModelSpec:
     return ModelSpec(
         name=HF_PREFIX + model_type, family="hf", source=f"transformers {_version()} ({model_type})", causal=True,
         width_key="hidden_size", width_min=WIDTH_MIN, width_step=2, width_max=WIDTH_MAX,
-        defaults={"hidden_size": 32}, builder=builder, count=_probed_count(model_type), monotone=False, open_arguments=True, search=search_budget,
+        defaults={"hidden_size": 32}, builder=builder, count=_probed_count(model_type), monotone=False, open_arguments=True,
+        search=functools.partial(search_budget, model_type),
         description=f"transformers' {model_type} base model from its config, inputs_embeds in, linear head out",
     )
 
@@ -455,7 +484,7 @@ def _probe(model_type: str, input_size: int, output_size: int, arch: Mapping[str
     except ValueError as exc:
         return exc
     except Exception as exc:  # noqa: BLE001 -- the type's forward refuses this size
-        return ValueError(f"{HF_PREFIX + model_type!r} with {dict(arch)}: forward fails: {type(exc).__name__}: {exc}")
+        return _refusal(HF_PREFIX + model_type, arch, exc, " forward")
     return count_parameters(model)
 
 
@@ -465,16 +494,17 @@ def _version() -> str:
     return transformers.__version__
 
 
-def search_budget(count: Callable[[Mapping[str, Any]], int | None], budget: int, fixed: Mapping[str, Any]
-                  ) -> tuple[dict[str, Any], int, bool]:
+def search_budget(model_type: str, count: Callable[[Mapping[str, Any]], int | None], budget: int,
+                  fixed: Mapping[str, Any]) -> tuple[dict[str, Any], int, bool]:
     """The sizes of an ``hf:`` model closest to ``budget``: (arch updates, count, smallest_valid).
 
     ``count(updates)`` is the trainable count with ``updates`` (None where the config or its
     forward refuses them, e.g. a head dim its rotary embedding cannot split: such a hidden size is
     skipped for the next even one). Even hidden sizes from WIDTH_MIN are searched by galloping then
     bisecting (the count grows with the width); when no hidden size alone lands within +-10%, the
-    feed-forward ratio (``ffn_scale``) is tried at the two hidden sizes around the budget.
-    ``fixed``: the caller's overrides (a fixed ``ffn_scale`` is not searched).
+    feed-forward ratio (``ffn_scale``) is tried at the two hidden sizes around the budget, then 1 to
+    3 more layers at the hidden size below it (tiny budgets: a wider stack overshoots).
+    ``fixed``: the caller's overrides (a fixed ``ffn_scale`` or layer count is not searched).
     """
     from ..budget import BUDGET_TOLERANCE
 
@@ -512,11 +542,23 @@ def search_budget(count: Callable[[Mapping[str, Any]], int | None], budget: int,
             hi = mid
     candidates = sorted({lo, hi}, key=lambda i: (abs(at(i) - budget), i))
     best: tuple[dict[str, Any], int] = ({"hidden_size": widths[candidates[0]]}, at(candidates[0]))
-    if abs(best[1] - budget) > BUDGET_TOLERANCE * budget and FFN_SCALE not in fixed:
-        for i in sorted({lo, hi}):
-            for scale in FFN_SCALES[1:]:
-                c = count({"hidden_size": widths[i], FFN_SCALE: scale})
+    scales = (1.0,) if FFN_SCALE in fixed else FFN_SCALES
+    layer_key = next((k for k in LAYER_FIELDS if isinstance(default_config(model_type).get(k), int)), None)
+    depths: tuple[int | None, ...] = (None,)
+    if layer_key and layer_key not in fixed:  # a deeper stack where a wider one overshoots
+        depths += tuple(hybrid_layers(model_type) + d for d in (1, 2, 3))
+    for depth in depths:
+        if abs(best[1] - budget) <= BUDGET_TOLERANCE * budget:
+            break
+        for i in sorted({lo, hi}) if depth is None else [j for j in (lo, hi) if at(j) < budget][:1]:
+            for scale in scales:
+                updates = {"hidden_size": widths[i]}
+                if scale != 1.0:
+                    updates[FFN_SCALE] = scale
+                if depth is not None:
+                    updates[layer_key] = depth
+                c = count(updates) if len(updates) > 1 else at(i)
                 if c is not None and abs(c - budget) < abs(best[1] - budget):
-                    best = ({"hidden_size": widths[i], FFN_SCALE: scale}, c)
+                    best = (updates, c)
     smallest = best[0]["hidden_size"] == widths[first] and best[1] > budget
     return best[0], best[1], smallest
