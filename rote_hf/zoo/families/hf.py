@@ -75,6 +75,9 @@ TOPK_FIELDS = ("num_experts_per_tok", "num_experts_per_token", "moe_topk", "moe_
 SHARED_EXPERT_FIELDS = ("n_shared_experts", "num_shared_experts", "moe_num_shared_experts")
 DT_RANK_FIELDS = ("time_step_rank", "mamba_dt_rank")
 POSITION_FIELDS = ("max_position_embeddings", "n_positions", "max_seq_len", "n_ctx", "context_length")
+#: SSD chunk lengths (compute only: the torch path pads a sequence up to a whole chunk).
+CHUNK_FIELDS = ("chunk_size", "mamba_chunk_size")
+CHUNK = 32
 SMALL_LAYER_COUNTS = ("first_k_dense_replace", "max_window_layers", "num_dense_layers", "num_kv_shared_layers")
 TOKEN_FIELDS = {"pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2}
 
@@ -208,6 +211,9 @@ def tiny_config(model_type: str, width: int, overrides: Mapping[str, Any] | None
     for key in POSITION_FIELDS:
         if isinstance(cfg.get(key), int):
             kw[key] = CONTEXT
+    for key in CHUNK_FIELDS:
+        if isinstance(cfg.get(key), int) and model_type != "xlstm":
+            kw[key] = min(cfg[key], CHUNK)
     for key in SMALL_LAYER_COUNTS:
         if isinstance(cfg.get(key), int) and cfg[key] > 0:
             kw[key] = min(cfg[key], max(1, layers - 1))
@@ -296,7 +302,11 @@ def check_model_type(name: str) -> str:
         close = difflib.get_close_matches(model_type, causal, n=5, cutoff=0.5)
         raise ValueError(f"{name!r}: unknown transformers model_type {model_type!r}; close matches: "
                          f"{', '.join('hf:' + c for c in close) or 'none'}")
-    cfg = default_config(model_type)
+    try:
+        cfg = default_config(model_type)
+    except Exception as exc:  # noqa: BLE001 -- the library refuses its own defaults
+        raise ValueError(f"{name!r}: the default {model_type} config does not build: {type(exc).__name__}: "
+                         f"{' '.join(str(exc).split())}") from None
     if model_type not in causal:
         kind = "an encoder-decoder (seq2seq) model" if cfg.get("is_encoder_decoder") else \
             "not a decoder (no causal-LM class: an encoder-only, vision, audio or other non-causal model)"
