@@ -155,8 +155,8 @@ def resolve_arch(
             try:
                 chosen, achieved, smallest = spec.search(count_or_none_arch, budget, dict(widths))
             except ValueError:
-                if refusals:  # nothing builds: the type's own error (the last size tried)
-                    raise refusals[-1] from None
+                if refusals:  # nothing builds: the type's own error at its smallest size
+                    raise refusals[0] from None
                 raise
             check_tolerance(name, budget, achieved, key, chosen[key], smallest=smallest)
             arch.update(chosen)

@@ -169,10 +169,14 @@ def tiny_config(model_type: str, width: int, overrides: Mapping[str, Any] | None
     for key in KV_HEAD_FIELDS:
         if isinstance(cfg.get(key), int) and cfg[key] > 0:
             kw[key] = heads if cfg[key] >= heads0 else max(1, heads // 2)
+    if "num_key_value_heads" in cfg and cfg["num_key_value_heads"] is None and head_key:
+        kw["num_key_value_heads"] = heads  # None means "as many as the heads"; some stacks divide by it
     head_dim = max(2, width // max(1, heads))
     for key in HEAD_DIM_FIELDS:
         if isinstance(cfg.get(key), int) and cfg[key] > 0:
             kw[key] = _even(head_dim)
+    if "head_dim" in cfg and cfg["head_dim"] is None and head_key:
+        kw["head_dim"] = _even(head_dim)  # None means hidden / heads; some rotary inits read it as is
     if "qk_head_dim" in cfg and "qk_nope_head_dim" in kw and "qk_rope_head_dim" in kw:
         kw["qk_head_dim"] = kw["qk_nope_head_dim"] + kw["qk_rope_head_dim"]
     for key in RATIO_FIELDS:
@@ -194,7 +198,7 @@ def tiny_config(model_type: str, width: int, overrides: Mapping[str, Any] | None
         if isinstance(cfg.get(key), int):
             kw[key] = min(cfg[key], 16)
     for key in GROUP_FIELDS:
-        if isinstance(cfg.get(key), int):
+        if key in cfg and (cfg[key] is None or isinstance(cfg[key], int)):
             kw[key] = 1
     for key in EXPERT_FIELDS:
         if isinstance(cfg.get(key), int) and cfg[key] > 0:
@@ -202,6 +206,8 @@ def tiny_config(model_type: str, width: int, overrides: Mapping[str, Any] | None
     for key in TOPK_FIELDS:
         if isinstance(cfg.get(key), int) and cfg[key] > 0:
             kw[key] = min(cfg[key], 2)
+        elif key in cfg and cfg[key] is None and any(isinstance(cfg.get(k), int) for k in EXPERT_FIELDS):
+            kw[key] = 2  # None where the router reads it as its k
     for key in SHARED_EXPERT_FIELDS:
         if isinstance(cfg.get(key), int) and cfg[key] > 0:
             kw[key] = min(cfg[key], 1)
