@@ -293,6 +293,12 @@ def causal_lm_types() -> tuple[str, ...]:
     return tuple(sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES))
 
 
+#: Sub-configs of a composite model (encoders the base model holds beside its text decoder).
+COMPOSITE_KEYS = ("text_config", "decoder", "decoder_config", "vision_config", "audio_config", "audio_encoder_config",
+                  "vq_config", "encoder_config", "text_encoder", "audio_encoder", "patcher_config",
+                  "depth_decoder_config")
+
+
 def check_model_type(name: str) -> str:
     """``"hf:<model_type>"`` -> model_type, or ValueError saying why it cannot be built."""
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES  # lazy: imports transformers
@@ -320,12 +326,12 @@ def check_model_type(name: str) -> str:
     if cfg.get("is_encoder_decoder"):
         raise ValueError(f"{name!r}: {model_type} is an encoder-decoder (seq2seq) model; its base model needs "
                          f"decoder inputs and a bidirectional encoder, so it is not a causal stack")
-    subs = [k for k in ("text_config", "decoder", "decoder_config") if isinstance(cfg.get(k), dict)]
+    subs = [k for k in COMPOSITE_KEYS if isinstance(cfg.get(k), dict)]
     if subs:
         text_type = cfg[subs[0]].get("model_type")
         hint = f"; use hf:{text_type}" if text_type and text_type in causal and text_type != model_type else ""
         raise ValueError(f"{name!r}: {model_type} is a composite (multimodal) config whose base model holds "
-                         f"unused encoders{hint}")
+                         f"unused encoders ({', '.join(subs)}){hint}")
     return model_type
 
 
