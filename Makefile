@@ -32,8 +32,8 @@ install: $(STAMP)
 # ROTE and CogScale into ./results/ (resumable), then serve the leaderboard on 127.0.0.1:7860.
 demo: $(STAMP)
 	$(BIN)/rote-hf demo --root $(ROOT)
-	$(LAUNCH) eval_suite/train.py --config eval_suite/configs/rote_smoke.yaml --processes 2 --results $(RESULTS)
-	$(LAUNCH) eval_suite/train.py --config eval_suite/configs/cogscale_smoke.yaml --processes 2 --results $(RESULTS)
+	$(LAUNCH) eval_suite/train.py --config eval_suite/configs/rote_smoke.yaml \
+	  --config eval_suite/configs/cogscale_smoke.yaml --processes 2 --results $(RESULTS)
 	GRADIO_ANALYTICS_ENABLED=False $(BIN)/python space/app.py --results $(RESULTS)
 
 # The browser test drives a system chromium. When it is missing, install Debian's package with apt

@@ -6,8 +6,9 @@
     accelerate launch eval_suite/train.py                                       # the default: cogscale_smoke
 
 ``--config`` takes a path to a sweep YAML or the bare name of a shipped config (``rote_smoke``,
-``cogscale_paper``, ...: the files of ``eval_suite/configs/``). Without it the CogScale smoke
-sweep runs, the quickest shipped sweep.
+``cogscale_paper``, ...: the files of ``eval_suite/configs/``); given several times, the sweeps
+run in one launch (``make demo`` trains both smoke sweeps so, paying the workers' start once).
+Without it the CogScale smoke sweep runs, the quickest shipped sweep.
 
 Runs (configurations) are dealt to processes through run claims (a free process takes the next
 unclaimed run; several launches sharing one --results folder split the work); each fit runs alone
@@ -64,9 +65,9 @@ def resolve_config(value: str | None) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="eval_suite/train.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--config", default=None,
+    parser.add_argument("--config", action="append", default=None,
                         help=f"sweep YAML path or shipped config name ({', '.join(shipped_configs())}); "
-                             f"default: {DEFAULT_CONFIG}, {DEFAULT_LABEL}")
+                             f"repeatable: several sweeps in one launch; default: {DEFAULT_CONFIG}, {DEFAULT_LABEL}")
     parser.add_argument("--results", default="results", help="results folder (default: ./results)")
     parser.add_argument("--processes", type=int, default=None,
                         help="expected number of processes; the run stops if the launch gave another "
@@ -114,13 +115,15 @@ def train(args: argparse.Namespace) -> int:
     # a bad config (unknown key, model or task, YAML syntax error with its line and column) raises
     # ValueError before any work: run_command prints it as the last line of this script (under
     # `accelerate launch` only the launcher's own report of the exit status follows it)
-    path = resolve_config(args.config)
-    config = SweepConfig.from_yaml(path)
-    specs = select(expand(config), args.only)
-    if args.config is None and os.environ.get("RANK", "0") == "0":
-        print(f"train.py: no --config given: running the default, {DEFAULT_LABEL} ({path})", flush=True)
-    if not args.rerun_shipped:
-        specs = skip_shipped(specs, config.name)
+    configs, specs = [], []
+    for value in args.config or [None]:  # each config is checked before any run starts
+        path = resolve_config(value)
+        config = SweepConfig.from_yaml(path)
+        selected = select(expand(config), args.only)
+        if value is None and os.environ.get("RANK", "0") == "0":
+            print(f"train.py: no --config given: running the default, {DEFAULT_LABEL} ({path})", flush=True)
+        configs.append(config)
+        specs += selected if args.rerun_shipped else skip_shipped(selected, config.name)
     requested = args.processes or (int(os.environ["WORLD_SIZE"]) if "WORLD_SIZE" in os.environ else None)
     accelerator = make_accelerator(collective_timeout=args.collective_timeout)  # ValueError: exit 2
     make_results_folder(args.results)  # after every check of the input: bad input writes nothing
@@ -139,7 +142,9 @@ def train(args: argparse.Namespace) -> int:
     logging.info("rank %d/%d: %d ok, %d failed, %d skipped as already stored", report.rank, report.world,
                  len(report.ok), len(report.failed), report.skipped)
     if accelerator.is_main_process and not args.no_table:
-        print(summary_table(load(args.results), config.suite))
+        frame = load(args.results)
+        for suite in dict.fromkeys(c.suite for c in configs):
+            print(summary_table(frame, suite))
     return 0
 
 

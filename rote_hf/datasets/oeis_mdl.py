@@ -11,12 +11,17 @@ variable ``ROTE_HF_OEIS_STRIPPED``).
 
 from __future__ import annotations
 
+import dataclasses
+import gzip
+import hashlib
+import inspect
 import json
 import os
 import random
 from importlib import resources
 from pathlib import Path
 
+import rote_hf.mdl as mdl_package
 from rote_hf.mdl import classical_corpus, spectrum
 from rote_hf.mdl.bigint import dumps_int_rows, dumps_json, format_int
 from rote_hf.mdl.controls import deception_controls, growth_controls, phase_controls, true_period, unplanted_controls
@@ -26,10 +31,14 @@ from rote_hf.mdl.spectrum import Spectrum
 from rote_hf.mdl.strata import LLM_K_NEXT, LLM_N_SHOWN, LLM_STRATA, format_summary, summarize_regimes
 from rote_hf.mdl.strata import stratum as classify
 from rote_hf.mdl.sweep import MdlSweepConfig, iter_sweep
+from rote_hf.mirror.cards import instance_block, reader_sections
 from rote_hf.mirror.repo import BuiltRepo, refuse_config, write_dataset_repo
 
 REPO = "oeis-mdl"
 ENV_STRIPPED = "ROTE_HF_OEIS_STRIPPED"
+#: Set to 1 to sweep the shipped sample although its precomputed rows are current.
+ENV_RECOMPUTE = "ROTE_HF_OEIS_RECOMPUTE"
+PRECOMPUTED = "oeis_sample_sweep.json.gz"
 LLM_PER_STRATUM = 20
 LLM_SEED = 0
 
@@ -129,10 +138,9 @@ def control_rows(unplanted_trials: int = 40) -> list[dict]:
     return rows
 
 
-def oeis_rows(stripped: str | os.PathLike | None = None, *, limit: int | None = None, workers: int = 1,
-              progress: bool = False, config: MdlSweepConfig = MdlSweepConfig()) -> tuple[list[dict], dict]:
-    """Sweep rows of the OEIS input (sorted by A-number) and provenance facts for the card."""
-    path = Path(stripped) if stripped is not None else sample_path()
+def sweep_oeis(path: Path, *, limit: int | None = None, workers: int = 1, progress: bool = False,
+               config: MdlSweepConfig = MdlSweepConfig()) -> tuple[list[dict], dict]:
+    """Sweep the ``stripped`` file at ``path``: its rows (sorted by A-number) and facts for the card."""
     records, rep = read_stripped(path, min_terms=config.min_terms)
     chosen = sorted(sample_records(records, min_terms=config.min_terms, limit=limit, seed=0), key=lambda r: r.anum)
     terms = {r.anum: r.terms for r in chosen}
@@ -158,11 +166,68 @@ def oeis_rows(stripped: str | os.PathLike | None = None, *, limit: int | None = 
                     "recurrence", "audit_operator", "genuine_wilderness")},
             }
         )
+    return rows, {"read": rep.summary(), "errors": errors}
+
+
+def sweep_key(config: MdlSweepConfig = MdlSweepConfig()) -> str:
+    """SHA-256 of everything the sweep of the shipped sample depends on: the sample's bytes, the
+    learner settings, the source of :mod:`rote_hf.mdl` and of :func:`sweep_oeis`. The shipped
+    precomputed rows are used only while their key is this one."""
+    h = hashlib.sha256(sample_path().read_bytes())
+    h.update(json.dumps(dataclasses.asdict(config), sort_keys=True).encode())
+    for source in sorted(Path(mdl_package.__file__).parent.glob("*.py")):
+        h.update(source.name.encode() + b"\0" + source.read_bytes())
+    h.update(inspect.getsource(sweep_oeis).encode())
+    return h.hexdigest()
+
+
+def precomputed_path() -> Path:
+    return Path(__file__).parent / "data" / PRECOMPUTED
+
+
+def read_precomputed(config: MdlSweepConfig = MdlSweepConfig()) -> tuple[list[dict], dict] | None:
+    """The shipped sweep of the shipped sample, or ``None`` when it is missing or its inputs changed."""
+    try:
+        with gzip.open(precomputed_path(), "rt", encoding="utf-8") as fh:
+            saved = json.load(fh)
+    except (OSError, ValueError):
+        return None
+    return (saved["rows"], saved["facts"]) if saved.get("key") == sweep_key(config) else None
+
+
+def write_precomputed(*, workers: int = 1, progress: bool = True) -> Path:
+    """Sweep the shipped sample and write its rows as the shipped precomputed file (byte-identical
+    for identical inputs: sorted keys, a zero gzip timestamp); ``dataset_scripts/oeis_precomputed.py``."""
+    rows, facts = sweep_oeis(sample_path(), workers=workers, progress=progress)
+    text = json.dumps({"key": sweep_key(), "facts": facts, "rows": rows}, sort_keys=True, separators=(",", ":"))
+    path = precomputed_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as fh:
+        fh.write(text.encode("utf-8"))
+    os.replace(tmp, path)
+    return path
+
+
+def oeis_rows(stripped: str | os.PathLike | None = None, *, limit: int | None = None, workers: int = 1,
+              progress: bool = False, recompute: bool = False,
+              config: MdlSweepConfig = MdlSweepConfig()) -> tuple[list[dict], dict]:
+    """Sweep rows of the OEIS input (sorted by A-number) and provenance facts for the card. The
+    whole shipped sample is not swept again while its inputs are unchanged (:func:`sweep_key`):
+    its rows ship precomputed; ``recompute`` sweeps it anyway."""
+    path = Path(stripped) if stripped is not None else sample_path()
+    found = None if (stripped is not None or limit is not None or recompute) else read_precomputed(config)
+    if found is not None:
+        rows, facts = found
+        how = "precomputed"
+    else:
+        rows, facts = sweep_oeis(path, limit=limit, workers=workers, progress=progress, config=config)
+        how = "swept"
     facts = {
         "source": "shipped generated sample" if stripped is None else f"user-supplied dump {path.name}",
         "header": sample_header() if stripped is None else [],
-        "read": rep.summary(),
-        "errors": errors,
+        **facts,
+        "how": how,
     }
     return rows, facts
 
@@ -270,29 +335,47 @@ def build(
     unplanted_trials: int = 40,
     workers: int | None = None,
     config: str | None = None,
+    recompute: bool | None = None,
 ) -> BuiltRepo:
     """Write ``<root>/rote/oeis-mdl/``. ``stripped`` (or ``$ROTE_HF_OEIS_STRIPPED``) replaces
-    the shipped generated sample by a real ``stripped(.gz)`` dump. The four configs are always
-    built together (``config`` must stay ``None``)."""
+    the shipped generated sample by a real ``stripped(.gz)`` dump; the sample's sweep ships
+    precomputed and is swept again only when its inputs changed or ``recompute`` (or
+    ``$ROTE_HF_OEIS_RECOMPUTE=1``) asks. The four configs are always built together (``config``
+    must stay ``None``)."""
     refuse_config(REPO, config)
     stripped = stripped if stripped is not None else (os.environ.get(ENV_STRIPPED) or None)
     if workers is None:
         workers = min(2, os.cpu_count() or 1)
     classical = classical_rows()
     controls = control_rows(unplanted_trials)
-    oeis, facts = oeis_rows(stripped, limit=oeis_limit, workers=workers, progress=progress)
+    if recompute is None:
+        recompute = os.environ.get(ENV_RECOMPUTE, "") == "1"
+    oeis, facts = oeis_rows(stripped, limit=oeis_limit, workers=workers, progress=progress, recompute=recompute)
     llm = llm_eval_rows(oeis)
     return write_dataset_repo(
         root,
         REPO,
         _datasets(classical, controls, oeis, llm),
-        _card(classical, controls, oeis, llm, facts),
+        _card(classical, controls, oeis, llm, facts) + "\n" + reader_sections(
+            target=REPO, instance="One row of `llm-eval`:\n\n" + instance_block(llm[0]),
+            supported="The OEIS-LLM evaluation of Ganeshan (2026): language models give the next terms of "
+            "`llm-eval`'s sequences, scored by `rote/confabulation` per MDL stratum on the OEIS-LLM tab of the "
+            "[rote-hf leaderboard](https://huggingface.co/spaces/rote/leaderboard) (rows `suite = mdl` of "
+            "`rote/results`).",
+            uses="Stratify integer-sequence benchmarks by description-length difficulty; study how an MDL "
+            "learner's revisions track deceptive prefixes (`controls`); query an LLM on the frozen `llm-eval` "
+            "sample and compare with the published rows.",
+            limitations="Offline builds use a generated sample in the OEIS `stripped` format, not the OEIS "
+            "itself (see the provenance section); the MDL learner is bounded (order <= 6, degree <= 4), so "
+            "`no-fit` means no fit within those bounds, not that no recurrence exists.",
+        ),
         default_config="classical",
         card_meta={
             "license": "cc-by-sa-4.0",
             "pretty_name": "OEIS MDL difficulty",
-            "tags": ["integer-sequences", "mdl", "oeis", "holonomic"],
+            "tags": ["integer-sequences", "mdl", "oeis", "holonomic", "non-linguistic"],
             "task_categories": ["text-generation"],
+            "task_ids": ["language-modeling"],
             "source_datasets": ["extended"],
         },
     )

@@ -11,8 +11,11 @@ changed:
   read is named in a notice once per version of the folder, never re-read per request. Run
   files read one by one are also written back as a compacted copy (:mod:`rote_hf.results.compact`),
   so that the next start reads a few files instead of one per run;
-- a results repo (``$ROTE_RESULTS_REPO``) is read again every ``repo_every_s`` seconds; if it
-  cannot be reached, the service starts without it and says so in a notice.
+- a results repo (``$ROTE_RESULTS_REPO``) is checked every ``repo_every_s`` seconds, never per
+  request, and its rows are read again only when its revision changed
+  (:func:`rote_hf.leaderboard.source.repo_revision`); the rows bundled with the package are
+  dropped unread from it (they are shown once). If it cannot be reached, the service starts
+  without it (or keeps the rows read before) and says so in a notice.
 
 :meth:`BoardService.snapshot` returns the current :class:`Snapshot`, and :meth:`Snapshot.memo`
 computes a board (or anything derived from the rows) once per snapshot: a request only filters
@@ -32,8 +35,10 @@ from pathlib import Path
 from typing import Any, Callable, Hashable
 
 from rote_hf.boards.tables import filter_choices
+from rote_hf.leaderboard.reproduction import reproduction_configs
 from rote_hf.leaderboard.source import (
-    RESULTS_REPO_ENV, merge_rows, paper_frame, read_files, read_stored, repo_files, shown_rows, store_files,
+    REPO_NOTICE, RESULTS_CONFIG, RESULTS_REPO_ENV, bundled_run_ids, merge_rows, paper_frame, read_files, read_stored,
+    repo_revision, shown_rows, store_files,
 )
 from rote_hf.results import ResultStore
 from rote_hf.results.compact import read_compacted, run_stats, write_part
@@ -117,7 +122,10 @@ class BoardService:
         self._store_mtime: int | None = None
         self._repo_part = _StoredPart(None, [])
         self._repo_read_at: float | None = None
+        self._repo_revision: str | None = None
         self._snapshot: Snapshot | None = None
+        #: Times the results repo's revision was checked (on its schedule), and its rows read.
+        self.repo_checks = self.repo_reads = 0
         #: Store files read so far (each new file once; all again after a file changed or went away).
         self.files_read = 0
 
@@ -138,8 +146,8 @@ class BoardService:
 
     # -- reading ----------------------------------------------------------------------------------
     def _read_store(self) -> None:
-        """Bring the store's parts up to date: the new files as one more part (a full read takes
-        what the compacted copies hold, :mod:`rote_hf.results.compact`); everything again when a
+        """Bring the store's parts up to date: the new files as one more part (taking what the
+        compacted copies of them hold, :mod:`rote_hf.results.compact`); everything again when a
         known file changed or went away. At least ``compact_min`` files read from ``runs/`` are
         written back as one compacted part, so the next start reads them as one file."""
         if self.results is None:
@@ -151,8 +159,8 @@ class BoardService:
             self._parts, known = [], {}
         new = [name for name in stats if name not in known]
         covered: set[str] = set()
-        if new and not known:
-            table, covered = read_compacted(store, stats)
+        if new:  # the compacted copies of new files too: a 5,000-row submission is one part
+            table, covered = read_compacted(store, {name: stats[name] for name in new})
             if covered:
                 self._parts.append(_StoredPart(*shown_rows(table)))
         rest = [store.runs_dir / name for name in new if name not in covered]
@@ -168,45 +176,67 @@ class BoardService:
                     LOG.warning("results store %s: not compacted (%s)", self.results, exc)
         self._files = {name: stats[name] for name in [*known, *new]}
 
-    def _read_repo(self) -> None:
-        try:
-            frame, notices = read_stored(repo_files(self.repo))
-        except Exception as exc:  # noqa: BLE001 -- an unreachable repo must not stop the Space
-            frame, notices = None, [f"results repo {self.repo}: not read ({type(exc).__name__}: "
-                                    f"{' '.join(str(exc).split())[:200]}); showing the bundled rows"]
-        self._repo_part = _StoredPart(frame, notices)
+    def _read_repo(self) -> bool:
+        """Check the repo's revision and read its rows if it changed; whether the rows changed."""
         self._repo_read_at = self._clock()
+        self.repo_checks += 1
+        try:
+            folder, revision = repo_revision(self.repo)
+            if revision == self._repo_revision:
+                return False
+            files = sorted((folder / "data" / RESULTS_CONFIG).glob("*.parquet"))
+            frame, notices = read_stored(files, skip=bundled_run_ids(self._paper))
+        except Exception as exc:  # noqa: BLE001 -- an unreachable repo must not stop the Space
+            kept = self._repo_part.frame
+            note = (f"{REPO_NOTICE}{self.repo}: not read ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}); "
+                    + ("showing the rows read before" if kept is not None else "showing the bundled rows"))
+            if self._repo_part.notices == [note]:
+                return False
+            self._repo_part = _StoredPart(kept, [note])
+            return True
+        self._repo_revision = revision
+        self._repo_part = _StoredPart(frame, notices)
+        self.repo_reads += 1
+        return True
 
     def snapshot(self) -> Snapshot:
-        """The current rows and their memo; re-read only what changed since the last call."""
-        with self._lock:
-            store_version = self._store_version()
-            # a write in the same tick of the folder's clock as the last read leaves its mtime as
-            # it was: while the folder changed within the last RECENT_S, its listing is compared too
-            recent = store_version is not None and time.time_ns() - store_version < RECENT_S * 1e9
-            changed = self._snapshot is None or store_version != self._store_mtime
-            if not (changed or recent or self._repo_due()):
-                return self._snapshot
-            started = time.perf_counter()
-            if self._paper is None:
-                self._paper = paper_frame(self.shipped)
-            before = (dict(self._files), len(self._parts))
-            if changed or recent:
-                self._read_store()
-                self._store_mtime = store_version
-            repo_read = self._repo_due()
-            if repo_read:
-                self._read_repo()
-            if self._snapshot is not None and not repo_read and before == (self._files, len(self._parts)):
-                return self._snapshot
-            parts = [*self._parts, self._repo_part]
-            frame, claimed = merge_rows([p.frame for p in parts if p.frame is not None], self._paper)
-            notices = [n for p in parts for n in p.notices] + claimed
-            version = (store_version, len(self._files), self._repo_read_at)
-            self._snapshot = Snapshot(version, frame, notices, filter_choices(frame))
-            LOG.info("leaderboard rows: %d (%d notices), read in %.2f s", len(frame), len(notices),
-                     time.perf_counter() - started)
+        """The current rows and their memo; re-read only what changed since the last call. While
+        one request reads what changed, the others are served the last version at once (so a
+        large upload or a new batch of runs slows only the request that notices it)."""
+        if not self._lock.acquire(blocking=self._snapshot is None):
             return self._snapshot
+        try:
+            return self._refresh()
+        finally:
+            self._lock.release()
+
+    def _refresh(self) -> Snapshot:
+        store_version = self._store_version()
+        # a write in the same tick of the folder's clock as the last read leaves its mtime as
+        # it was: while the folder changed within the last RECENT_S, its listing is compared too
+        recent = store_version is not None and time.time_ns() - store_version < RECENT_S * 1e9
+        changed = self._snapshot is None or store_version != self._store_mtime
+        if not (changed or recent or self._repo_due()):
+            return self._snapshot
+        started = time.perf_counter()
+        if self._paper is None:
+            self._paper = paper_frame(self.shipped)
+        before = (dict(self._files), len(self._parts))
+        if changed or recent:
+            self._read_store()
+            self._store_mtime = store_version
+        repo_changed = self._repo_due() and self._read_repo()
+        if self._snapshot is not None and not repo_changed and before == (self._files, len(self._parts)):
+            return self._snapshot
+        parts = [*self._parts, self._repo_part]
+        frame, claimed = merge_rows([p.frame for p in parts if p.frame is not None], self._paper)
+        notices = [n for p in parts for n in p.notices] + claimed
+        version = (store_version, len(self._files), self._repo_read_at)
+        choices = {**filter_choices(frame), "repro_config": reproduction_configs(frame)}
+        self._snapshot = Snapshot(version, frame, notices, choices)
+        LOG.info("leaderboard rows: %d (%d notices), read in %.2f s", len(frame), len(notices),
+                 time.perf_counter() - started)
+        return self._snapshot
 
 
 __all__ = ["BoardService", "MEMO_SIZE", "RECENT_S", "Snapshot"]

@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import logging
 import os
 import re
 import tempfile
@@ -40,7 +41,10 @@ from typing import Any
 
 from rote_hf.leaderboard.validate import RUN_ID_MAX, row_problem, short
 from rote_hf.results import ResultStore
+from rote_hf.results.compact import run_stats, write_part
 from rote_hf.results.schema import COLUMNS, JSON_COLUMNS, ResultRow, arrow_schema
+
+LOG = logging.getLogger("rote_hf.leaderboard")
 
 MAX_BYTES = 2 * 1024 * 1024
 """Largest accepted upload (2 MiB)."""
@@ -285,4 +289,11 @@ def store_submission(rows: list[ResultRow], root: str | os.PathLike) -> list[Pat
         for tmp in temps:
             if os.path.exists(tmp):
                 os.unlink(tmp)
+    # the rows again as one compacted copy: the Space reads one file, not one per row (best effort:
+    # without it the run files are read one by one, as any store's)
+    try:
+        write_part(store, pa.Table.from_pylist([r.to_record() for r in rows], schema=arrow_schema()),
+                   run_stats(placed))
+    except OSError as exc:
+        LOG.warning("results store %s: the submission was not compacted (%s)", root, exc)
     return placed

@@ -99,3 +99,29 @@ def test_no_config_under_accelerate_launch_runs_the_cogscale_smoke_sweep(tmp_pat
     default = f"train.py: no --config given: running the default, the CogScale smoke sweep ({CONFIGS / 'cogscale_smoke.yaml'})"
     assert default in seen, text[-3000:]
     assert any("rote_hf.train: 12 runs" in line and "0 already stored; 1 process(es)" in line for line in seen), text[-3000:]
+
+
+def test_several_configs_run_in_one_launch(tmp_path, capsys):
+    """`--config A --config B` trains both sweeps (one worker start) and prints each suite's table;
+    a bad second config stops before the first one trains anything."""
+    rote = tmp_path / "rote_tiny.yaml"
+    rote.write_text("name: rote_tiny\nsuite: rote\n"
+                    "data: {seeds: {source: paper, track: main, symbols: [2], complexities: [10], seed_count: 1}, "
+                    "sequence_length: 120, window: 8, horizon: 4}\n"
+                    "models: [{name: 'tests.train.tiny:tiny_gru', units: 4}]\nprotocol: {max_epochs: 2}\nruns: 1\n")
+    cog = tmp_path / "cog_tiny.yaml"
+    cog.write_text("name: cog_tiny\nsuite: cogscale\n"
+                   "data: {tasks: [adding_problem], difficulties: [small], seeds: [0]}\n"
+                   "models: [{name: 'tests.train.tiny:tiny_gru', units: 4}]\n"
+                   "learning_rates: [1.0e-2]\nprotocol: {max_epochs: 2, patience: 1}\n")
+    train = _train_module()
+    results = tmp_path / "results"
+    bad = train.main(["--config", str(rote), "--config", "nope", "--results", str(results), "--no-progress"])
+    assert bad == 2 and not results.exists()
+    assert train.main(["--config", str(rote), "--config", str(cog), "--results", str(results), "--no-progress"]) == 0
+    from rote_hf.results import load
+
+    frame = load(results)
+    assert sorted(frame["config_name"]) == ["cog_tiny", "rote_tiny"] and set(frame["status"]) == {"ok"}
+    heads = [line.split()[:2] for line in capsys.readouterr().out.splitlines() if line.startswith(("model ", "task "))]
+    assert heads == [["model", "fits"], ["task", "difficulty"]]  # the ROTE table, then the CogScale one
