@@ -144,3 +144,12 @@ def test_display_name_is_the_model_type():
     assert display_name("hf:mamba") == "mamba (transformers)" != display_name("mamba")  # not the zoo's Mamba
     assert display_name(display_name("hf:xlstm")) == "xlstm (transformers)"
     assert variant("hf:mamba2", {"budget": 10000}) == "transformers config"
+
+
+def test_parameters_that_get_no_gradient_are_frozen_and_not_counted():
+    bert = build_model("hf:bert", input_size=3, output_size=4, hidden_size=8, seed=0)
+    assert bert.config.is_decoder  # BERT as its causal-LM class runs it: causal self-attention
+    pooler = bert.backbone.pooler.dense  # the pooler never reaches the per-step outputs
+    assert not pooler.weight.requires_grad and not pooler.bias.requires_grad
+    assert model_info(bert).n_params == sum(p.numel() for p in bert.parameters() if p.requires_grad)
+    assert model_info(bert).n_fixed >= pooler.weight.numel() + pooler.bias.numel()

@@ -20,7 +20,8 @@ num_hidden_layers=4)``); overrides win over the derived sizes.
 
 Honest count: the input token-embedding table is not used (inputs enter through
 ``inputs_embeds``), so its vocabulary is shrunk to 4 rows and the table is frozen: it is excluded
-from ``count_parameters`` and reported in ``BuildInfo.n_fixed``. Position tables are sized for
+from ``count_parameters`` and reported in ``BuildInfo.n_fixed``; so is any other parameter a probe
+forward + backward leaves without a gradient (:func:`freeze_unreached`). Position tables are sized for
 1024 steps (CogScale medium's longest task is 900 steps) and counted: they are used.
 """
 
@@ -279,7 +280,11 @@ def _recurrent_gemma(kw, cfg, width, layers, heads):
     kw["num_hidden_layers"] = max(layers, 3)  # the block pattern recurrent, recurrent, attention
 
 
-TYPE_TWEAKS = {"mamba2": _mamba2, "zamba2": _zamba2, "xlstm": _xlstm, "lfm2": _lfm2, "lfm2_moe": _lfm2, "recurrent_gemma": _recurrent_gemma}
+def _xlm(kw, cfg, width, layers, heads):
+    kw["causal"] = True  # XLM's own switch: causal self-attention (its CLM objective)
+
+
+TYPE_TWEAKS = {"xlm": _xlm, "mamba2": _mamba2, "zamba2": _zamba2, "xlstm": _xlstm, "lfm2": _lfm2, "lfm2_moe": _lfm2, "recurrent_gemma": _recurrent_gemma}
 TYPE_MIN_LAYERS: dict[str, tuple[int, ...]] = {"recurrent_gemma": (3,)}
 
 
@@ -292,6 +297,11 @@ def causal_lm_types() -> tuple[str, ...]:
 
     return tuple(sorted(MODEL_FOR_CAUSAL_LM_MAPPING_NAMES))
 
+
+#: Types in the causal-LM mapping whose base model lets a step see later inputs (measured by
+#: benchmarks/hf_zoo.py's perturbation check).
+NOT_CAUSAL = {"xlnet": "its two-stream attention sees the whole sequence unless a permutation mask is given "
+                       "(outputs before a change of later inputs move)"}
 
 #: Sub-configs of a composite model (encoders the base model holds beside its text decoder).
 COMPOSITE_KEYS = ("text_config", "decoder", "decoder_config", "vision_config", "audio_config", "audio_encoder_config",
@@ -323,6 +333,8 @@ def check_model_type(name: str) -> str:
         kind = "an encoder-decoder (seq2seq) model" if cfg.get("is_encoder_decoder") else \
             "not a decoder (no causal-LM class: an encoder-only, vision, audio or other non-causal model)"
         raise ValueError(f"{name!r}: {model_type} is {kind}; AutoModelForCausalLM does not list it")
+    if model_type in NOT_CAUSAL:
+        raise ValueError(f"{name!r}: {model_type} is not a causal stack: {NOT_CAUSAL[model_type]}")
     if cfg.get("is_encoder_decoder"):
         raise ValueError(f"{name!r}: {model_type} is an encoder-decoder (seq2seq) model; its base model needs "
                          f"decoder inputs and a bidirectional encoder, so it is not a causal stack")
@@ -438,7 +450,34 @@ def build_hf(model_type: str, input_size: int, output_size: int, **arch: Any) ->
     emb = backbone.get_input_embeddings() if hasattr(backbone, "get_input_embeddings") else None
     if isinstance(emb, nn.Module):
         emb.requires_grad_(False)  # unused: inputs enter through inputs_embeds
-    return HFDecoder(model_type, input_size, output_size, config, backbone)
+    model = HFDecoder(model_type, input_size, output_size, config, backbone)
+    if not any(p.is_meta for p in model.parameters()):
+        freeze_unreached(model)
+    return model
+
+
+def freeze_unreached(model: HFDecoder) -> list[str]:
+    """Freeze the parameters that a probe forward + backward leaves without a gradient (they do
+    not shape the output: BERT's pooler, the top-k indexers of DeepSeek-V3.2-style sparse
+    attention at sequences shorter than their k, ...), so the count holds what is trained.
+    Expert weights are kept: which experts a probe reaches depends on its routing. The probe
+    (2 x 16 steps, eval mode, its own generator) leaves the global RNG alone. Returns the names."""
+    x = torch.randn(2, 16, model.proj.in_features, generator=torch.Generator().manual_seed(0))
+    was_training = model.training
+    model.eval()
+    try:
+        model(x).square().sum().backward()
+    except Exception:  # noqa: BLE001 -- a forward that fails is reported by the caller's own use
+        return []
+    finally:
+        model.train(was_training)
+    frozen = []
+    for name, p in model.named_parameters():
+        if p.requires_grad and p.grad is None and "expert" not in name:
+            p.requires_grad_(False)
+            frozen.append(name)
+        p.grad = None
+    return frozen
 
 
 def _needs_decoder_flag(model_type: str) -> bool:
