@@ -48,7 +48,8 @@ class Control:
     """One input of a tab. ``name``: the view's keyword. Choices: ``choices`` (fixed; a value or a
     ``(label, value)`` pair), else ``choices_key`` (a key of the snapshot's filter choices, shown
     after ``all`` unless ``with_all`` is false, and refreshed on every page visit). ``kind``: ``"dropdown"`` or ``"radio"``;
-    ``row``: controls with the same row number stand side by side."""
+    ``row``: controls with the same row number stand side by side; ``custom``: a value outside the
+    choices is passed on as typed (the view says when it has no rows), not replaced by the default."""
 
     name: str
     label: str
@@ -134,7 +135,8 @@ class BoardTab:
         controls = {c.name: c for c in self.controls}
         for name in step.inputs:
             value, control = values[name], controls[name]
-            if control.choices_key and value not in (None, "", ALL) and value not in snap.choices.get(control.choices_key, []):
+            if (control.choices_key and not control.custom and value not in (None, "", ALL)
+                    and value not in snap.choices.get(control.choices_key, [])):
                 value, was = control.default, value
                 warnings.append(f"{name} = {was!r} no longer has rows; showing {value}")
             args[name] = value
