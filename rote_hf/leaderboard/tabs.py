@@ -28,10 +28,9 @@ from rote_hf.boards.tables import (
 )
 from rote_hf.leaderboard import plots
 from rote_hf.leaderboard.reproduction import (
-    REPRODUCTION_MODELS, REPRODUCTION_VIEWS, mean_vs_mean_svg, our_rows, reproduction_view,
+    REPRODUCTION_MODELS, REPRODUCTION_VIEWS, group_report, mean_vs_mean_svg, our_rows, reproduction_view,
 )
 from rote_hf.leaderboard.serving import Snapshot
-from rote_hf.results.aggregate import reproduction_report
 from rote_hf.results.reproduction import cells as reproduction_cells
 from rote_hf.results.schema import SOURCES
 from rote_hf.suites import SUITES, get_suite
@@ -245,7 +244,7 @@ COGSCALE_TAB = BoardTab(
 def _report(snap: Snapshot, config: str):
     ours = our_rows(snap.rows, config)
     return snap.memo(("repro-report", config),
-                     lambda: reproduction_report(ours, config_name=config) if len(ours) else None)
+                     lambda: group_report(ours, config) if len(ours) else None)
 
 
 def repro_view(snap: Snapshot, *, view: str, model: str, difficulty: str, config: str) -> tuple:

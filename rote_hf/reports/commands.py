@@ -81,6 +81,9 @@ def _reproduction(args: argparse.Namespace) -> int:
                   "`rote-hf results --export-reproduction --results DIR`, or pass --results DIR")
             return 0
         print("our rows: shipped with the package (rote_hf/results/ours/cogscale_paper.parquet)")
+        from rote_hf.reports.export import with_shipped_failures  # lazy: imports numpy
+
+        ours = with_shipped_failures(ours)  # the strict rule counts the groups of the runs that diverged
     report = reproduction_report(ours)
     print(text_report(report, cells(ours), provenance, k=args.worst, pairs=paired_runs(ours)))
     return 0
