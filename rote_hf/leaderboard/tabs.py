@@ -271,7 +271,9 @@ REPRODUCTION_TAB = BoardTab(
     id="reproduction", title="Reproduction", suites=(), button="Show reproduction",
     intro=("Our re-run of CogScale's published grid (`cogscale_paper`: 14 tasks x 2 difficulties x 3 budgets x 7 "
            "models x 5 learning rates x 10 seeds), compared group by group with the published runs: a group agrees "
-           "when our mean is within 2 standard errors of the published mean. The plot puts each group's two means "
+           "when our mean is within 2 standard errors of the published mean (our rule; the strict rule, which lends "
+           "no variance and counts a group with a diverged run as disagreeing, and the paired test over seed twins "
+           "stand beside it, with the rates expected if nothing differed). The plot puts each group's two means "
            "side by side; points on the diagonal agree exactly, hollow points lie outside 2 standard errors."),
     controls=(
         Control("view", "view", default=REPRODUCTION_VIEWS[0], choices=REPRODUCTION_VIEWS),

@@ -126,7 +126,7 @@ def null_expectation(report, *, exclude: tuple[str, ...] = HEADLINE_EXCLUDES) ->
 
 RULE_TEXT = {
     "ours": "our rule (Welch SE; a side with one run borrows the other's variance)",
-    "strict": "strict (no borrowed variance; a group with one surviving run on a side, or a diverged run, disagrees)",
+    "strict": "strict (no borrowed variance; a group with fewer than 2 surviving runs on a side, or a diverged run, disagrees)",
     "paired": "paired over seed twins (SE of the mean twin difference)",
 }
 
@@ -353,8 +353,8 @@ def markdown_report(report, cell_table, provenance: dict | None, *, plot: str | 
               f"(all groups including the ESN: {fraction_text(h_all)}); {h_all['groups']} groups of "
               f"(task, difficulty, budget, model, learning rate) have runs on both sides{short}.", "",
               f"**Three rules side by side** (non-ESN groups), {rules_text(report, bold=True)} "
-              "Our rule tests the groups with a standard error; the strict rule counts every group (one with a "
-              "single surviving run on a side, or with a diverged run on either side, as disagreeing), so it is "
+              "Our rule tests the groups with a standard error; the strict rule counts every group (one with fewer "
+              "than 2 surviving runs on a side, or with a diverged run on either side, as disagreeing), so it is "
               "a lower bound of ours; the paired rule tests the groups with at least 2 seed twins "
               "(`rote_hf.results.aggregate.reproduction_report`).", ""]
     for by in ("model", "category", "difficulty"):
