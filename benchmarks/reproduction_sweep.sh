@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The CogScale reproduction sweep of docs/reproduction.md. Resumable: run it again and it goes on
 # where it stopped (finished runs are skipped by run id, and so are the runs shipped with the
-# package). Small first, then medium; within a difficulty, the plan below in order.
+# package). Small first, then medium in two phases: Phase A trains each medium cell at the learning
+# rate CogScale's published table chose (`--only lr=published`: 10 of its 50 runs, a complete cell
+# for the comparison), Phase B the other learning rates; within a phase, the plan below in order.
+# (The ESN has no learning rate: it runs in Phase B.)
 #
 #   bash benchmarks/reproduction_sweep.sh [RESULTS_DIR] [LANES]     # defaults: results-cogscale-paper, 2
 #
@@ -37,11 +40,14 @@ xlstm 100k 1"
 mkdir -p "$RESULTS"
 
 lane() {
-  for difficulty in small medium; do
+  # difficulty and the learning rates of each phase ("" = all of them)
+  for phase in "small " "medium published" "medium "; do
+    read -r difficulty lrs <<<"$phase"
     while read -r model budgets fleet; do
+      [ -n "$lrs" ] && [ "$model" = esn ] && continue
       OMP_NUM_THREADS=1 "$PYTHON" eval_suite/train.py --config cogscale_paper --results "$RESULTS" \
         --only difficulty="$difficulty" --only model="$model" --only budget="$budgets" --fleet "$fleet" \
-        --no-table </dev/null || return $?
+        ${lrs:+--only lr="$lrs"} --no-table </dev/null || return $?
     done <<<"$PLAN"
   done
 }

@@ -91,6 +91,11 @@ def draw_tab(tab: BoardTab, choices: dict) -> tuple[dict, gr.Button, dict]:
 
 #: Requests served at once (each only filters what the first visitor's request computed).
 CONCURRENCY = 8
+#: LLM queries Gradio hands on at once: rote_hf.llm's fair queue runs 8 of them (one per user) and
+#: refuses at once a user's query beyond one running and two waiting, so no user holds these for others.
+LLM_QUERY_EVENTS = 16
+
+
 def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
                service: BoardService | None = None) -> gr.Blocks:
     """The Blocks app over the results store at ``results``; ``shipped=False`` leaves out the
@@ -134,8 +139,9 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
             return "Rejected: " + " ".join(str(exc).split())[:500]
         return f"Stored {len(new)} row(s) as unverified (submitted): {', '.join(r.run_id for r in new[:5])}"
 
-    def llm_query(base_url, model, token, per_stratum):
-        return run_llm_query(base_url, model, token, per_stratum, results)
+    def llm_query(base_url, model, token, per_stratum, request: gr.Request):
+        # the fair queue's user key: the session until visitors sign in (issue 26)
+        return run_llm_query(base_url, model, token, per_stratum, results, user=f"session:{request.session_hash}")
 
     snap0 = service.snapshot()
     repo = os.environ.get(RESULTS_REPO_ENV)
@@ -168,7 +174,7 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
                             "creates are stored as yours (`source = submitted`, unverified); a stratum in which "
                             "no reply was scored stores none.")
                 with gr.Row():
-                    base_url = gr.Textbox(label="base URL", placeholder="http://127.0.0.1:8000/v1")
+                    base_url = gr.Textbox(label="base URL", placeholder="https://router.huggingface.co/v1")
                     model_name = gr.Textbox(label="model name")
                     token = gr.Textbox(label="token", type="password")
                     per_stratum = gr.Slider(PER_STRATUM_MIN, PER_STRATUM_MAX, value=5, step=1,
@@ -180,7 +186,8 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
                 query_metrics = gr.Dataframe(pd.DataFrame(columns=METRIC_COLUMNS), interactive=False,
                                              label="metrics per stratum", elem_id="query-metrics")
                 query_btn.click(llm_query, [base_url, model_name, token, per_stratum],
-                                [query_status, query_records, query_metrics], api_name="llm_query")
+                                [query_status, query_records, query_metrics], api_name="llm_query",
+                                concurrency_limit=LLM_QUERY_EVENTS)
         # a page (re)load shows runs stored since the app started: fresh filter choices, every board
         # (each computed once per version of the rows) and every plot beside its table
         choice_controls = [(c, comp) for _, controls, _ in drawn for c, comp in controls.values() if c.choices_key]

@@ -3,10 +3,15 @@
 Everything the tab needs from that package goes through :func:`run_llm_query`, so that adapting
 to the runner's final signature is a change here only. The token is passed to the runner and
 nowhere else: it is not stored, not logged, not echoed, and scrubbed from error messages.
+
+Queries run through one :class:`rote_hf.llm.VisitorQueries` per results folder (issue 26): public
+addresses only (plus ``$ROTE_LLM_ALLOWED_HOSTS``), a reply cache scoped to the visitor's token, a
+deadline over each query, a fair queue per user, quotas on the cache and the logs.
 """
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
@@ -27,7 +32,7 @@ def check_query(base_url: str, model: str, per_stratum: Any) -> int:
     """Validate the form; returns the per-stratum count as an int (``ValueError`` names the field)."""
     parsed = urlparse(str(base_url or "").strip())
     if parsed.scheme not in ("http", "https") or not parsed.netloc:
-        raise ValueError(f"base URL must be an http(s) URL such as http://127.0.0.1:8000/v1, got {base_url!r}")
+        raise ValueError(f"base URL must be an http(s) URL such as https://router.huggingface.co/v1, got {base_url!r}")
     if not str(model or "").strip():
         raise ValueError("model name must be a non-empty string")
     from rote_hf.leaderboard.validate import MODEL_FORM, MODEL_MAX, short
@@ -61,8 +66,25 @@ def _record(rec: Any, flags: dict | None) -> dict:
     }
 
 
-def run_llm_query(base_url: str, model: str, token: str, per_stratum: Any, results: str):
+_QUERIES: dict[str, Any] = {}
+_QUERIES_LOCK = threading.Lock()
+
+
+def visitor_queries(results: str) -> Any:
+    """The one :class:`rote_hf.llm.VisitorQueries` of ``results`` in this process (its queue and
+    cache are shared by every visitor; limits from the environment, read on first use)."""
+    key = str(Path(results).resolve())
+    with _QUERIES_LOCK:
+        if key not in _QUERIES:
+            from rote_hf.llm import VisitorQueries
+
+            _QUERIES[key] = VisitorQueries(Path(results))
+        return _QUERIES[key]
+
+
+def run_llm_query(base_url: str, model: str, token: str, per_stratum: Any, results: str, user: str = "anonymous"):
     """Run the LLM-query evaluation on the visitor's endpoint; returns (message, records, metrics).
+    ``user`` names the visitor in the fair queue (the signed-in user name, else the session).
 
     ``records``: one line per queried sequence (prompt, raw reply, parsed fields, exact);
     ``metrics``: one line per stratum (:func:`rote_hf.llm.summarize`). Raw replies are cached and
@@ -80,15 +102,16 @@ def run_llm_query(base_url: str, model: str, token: str, per_stratum: Any, resul
         count = check_query(base_url, model, per_stratum)
     except ValueError as exc:
         return f"Not run: {exc}", *empty
-    from rote_hf.llm import evaluate_llm, items_from_rows, load_sample_rows, make_responder, per_row_flags
+    from rote_hf.llm import AddressRefused, QueueFull, items_from_rows, load_sample_rows, per_row_flags
     from rote_hf.llm import per_stratum as first_per_stratum
 
     try:
-        responder = make_responder("openai", base_url=base_url.strip(), model=model.strip(), api_key=token or None)
         items = first_per_stratum(items_from_rows(load_sample_rows(os.environ.get(SAMPLE_ENV, DEFAULT_SAMPLE))), count)
-        root = Path(results)
         # rows are stored below as the visitor's (submitted), not by the runner as ours
-        report = evaluate_llm(items, responder, results=None, cache_dir=root / "llm_cache", log_dir=root / "llm_logs")
+        report = visitor_queries(results).run(user or "anonymous", base_url.strip(), model.strip(), token or None,
+                                              items)
+    except (AddressRefused, QueueFull) as exc:  # refused before anything ran or was stored
+        return f"Not run: {exc}", *empty
     except Exception as exc:  # noqa: BLE001 -- any endpoint or sample failure becomes a message, never a trace
         text = f"{type(exc).__name__}: {exc}".splitlines()[0]
         if token:

@@ -11,7 +11,7 @@ from pathlib import Path
 from rote_hf.argtypes import PLAIN_INT, int_in
 from rote_hf.command import run_command
 from rote_hf.llm import (
-    PromptConfig, RetryPolicy, evaluate_llm, format_table, items_from_rows, load_sample_rows, make_responder,
+    NetworkPolicy, PromptConfig, RetryPolicy, evaluate_llm, format_table, items_from_rows, load_sample_rows, make_responder,
     make_server, per_stratum,
 )
 from rote_hf.llm.runner import format_failures
@@ -60,6 +60,12 @@ def add_query_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=_seed, default=0, help="sampling seed sent to the server, or 'none' (default: 0)")
     p.add_argument("--timeout", type=_seconds, default=60.0,
                    help="seconds for each whole request: connect, headers and full reply, (0, 3600] (default: 60)")
+    p.add_argument("--deadline", type=_seconds, default=None, metavar="SECONDS",
+                   help="seconds for the whole query, every call and retry together, (0, 3600] "
+                        "(default: none; sequences not answered by then are api_error)")
+    p.add_argument("--public-only", action="store_true",
+                   help="refuse loopback, private, link-local and other non-public addresses, as the Space "
+                        "does (hosts in $ROTE_LLM_ALLOWED_HOSTS excepted); default: every address")
     p.add_argument("--retries", type=int_in(0, 10), default=3,
                    help="retries on 5xx/408/429/timeouts/answers without content, 0..10 (default: 3)")
     p.add_argument("--concurrency", type=int_in(1, 64), default=4, help="requests in flight, 1..64 (default: 4)")
@@ -92,7 +98,9 @@ def run_query(args: argparse.Namespace) -> int:
             raise ValueError("--model is required with --base-url")
         responder = make_responder("openai", base_url=args.base_url, model=args.model, max_tokens=args.max_tokens,
                                    seed=args.seed, timeout_s=args.timeout, retry=RetryPolicy(max_retries=args.retries),
-                                   json_mode=args.json_mode)
+                                   json_mode=args.json_mode,
+                                   network=NetworkPolicy.public_only() if args.public_only else NetworkPolicy.any_address())
+        responder.check_address()  # a refused address: one line, before anything is read or stored
     else:
         responder = make_responder("local", path=args.local, max_new_tokens=args.max_tokens, model_id=args.model)
     rows = load_sample_rows(args.dataset, config=args.dataset_config, split=args.split)
@@ -102,7 +110,8 @@ def run_query(args: argparse.Namespace) -> int:
     is_file = str(args.dataset).endswith((".json", ".jsonl"))
     report = evaluate_llm(items, responder, results=args.results, cache_dir=args.cache, prompt=prompt,
                           concurrency=args.concurrency, progress=not args.no_progress, data_seed=data_seed,
-                          sample_name=Path(args.dataset).name if is_file else args.dataset_config)
+                          sample_name=Path(args.dataset).name if is_file else args.dataset_config,
+                          deadline_s=args.deadline)
 
     print(format_table(report.summary, responder.model_id))
     print(f"\n{len(report.records)} sequences: {report.n_asked} asked, {report.n_cached} from the cache; "

@@ -5,7 +5,8 @@
 caches, logs and result rows. Two responders ship, looked up by name in :data:`RESPONDERS`:
 
 * ``"openai"``: :class:`OpenAICompatibleResponder`, an OpenAI-compatible chat-completions
-  client built on ``huggingface_hub.InferenceClient(base_url=...)`` -- HF inference providers,
+  client on an ``httpx2`` client of its own whose connections a
+  :class:`~rote_hf.llm.network.NetworkPolicy` vets -- HF inference providers,
   vLLM/TGI/llama.cpp servers, OpenRouter, OpenAI. Temperature 0, a seed (omit with
   ``seed=None`` for servers that reject it), ``max_tokens``, a timeout over the whole request, bounded
   retries with exponential backoff on 5xx/408/429/timeouts/connection errors and 200 answers
@@ -20,6 +21,7 @@ Adding a responder is one class and one ``@register_responder("name")`` line.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -29,6 +31,9 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
+from rote_hf import __version__
+from rote_hf.llm.cache import credential_scope
+from rote_hf.llm.network import NetworkPolicy, guarded_client
 from rote_hf.registry import Registry
 
 API_KEY_ENV = ("ROTE_LLM_API_KEY", "HF_TOKEN")
@@ -36,8 +41,8 @@ API_KEY_ENV = ("ROTE_LLM_API_KEY", "HF_TOKEN")
 
 NO_TOKEN = "EMPTY"
 """Sent as the bearer token when none is configured (the convention of local OpenAI-compatible
-servers). Why not nothing: ``InferenceClient`` would then fall back to ``get_token()`` -- the
-token saved by ``hf auth login`` -- and send it to whatever server ``base_url`` names."""
+servers). The token saved by ``hf auth login`` is never used: it would be sent to whatever server
+``base_url`` names."""
 
 Messages = Sequence[Mapping[str, str]]
 
@@ -53,6 +58,23 @@ class ProtocolError(RuntimeError):
 
 class RequestTimeout(TimeoutError):
     """The whole request (connect, headers and full body) took longer than ``timeout_s``."""
+
+
+class ServerError(RuntimeError):
+    """The server answered with a status outside 2xx (after redirects); ``status_code`` says which.
+    Retried on 5xx, 408 and 429."""
+
+    def __init__(self, status_code: int, message: str) -> None:
+        super().__init__(message)
+        self.status_code = status_code
+
+
+class ResponderClosed(RuntimeError):
+    """A request on a responder that was closed (its query's deadline passed); never retried."""
+
+
+MAX_BODY_BYTES = 8 * 2**20
+"""The largest answer body read (bytes); a larger one is a ``ProtocolError``, never decoded."""
 
 
 @runtime_checkable
@@ -157,20 +179,27 @@ def check_base_url(base_url: str) -> str:
 
 @register_responder("openai")
 class OpenAICompatibleResponder:
-    """Chat completions against an OpenAI-compatible server via ``huggingface_hub.InferenceClient``.
+    """Chat completions against an OpenAI-compatible server, over an HTTP client of its own whose
+    every connection is vetted by a :class:`~rote_hf.llm.network.NetworkPolicy`.
 
     ``base_url`` ends with ``/v1`` for most servers (the client POSTs ``{base_url}/chat/completions``).
     ``api_key=None`` reads the token from ``ROTE_LLM_API_KEY`` or ``HF_TOKEN``; without one,
     :data:`NO_TOKEN` is sent (local servers ignore it). ``timeout_s`` bounds each whole request
     (connect, headers and full body; seconds); ``max_reply_chars`` cuts longer replies
-    (the cut reply then usually parses as ``bad_json``). ``sleep`` is injectable for tests.
+    (the cut reply then usually parses as ``bad_json``). ``network`` says which addresses may be
+    reached (default :meth:`NetworkPolicy.public_only`: public addresses and the hosts of
+    ``$ROTE_LLM_ALLOWED_HOSTS``). ``sleep`` is injectable for tests.
+
+    Why not ``huggingface_hub.InferenceClient``: it sends every request through one process-wide
+    HTTP session, which cannot be given a per-client address check; the request it would send
+    (``model, messages, temperature, max_tokens, seed, stream``) is sent here unchanged.
     """
 
     def __init__(self, base_url: str, model: str, *, max_tokens: int = 1024, temperature: float = 0.0,
                  seed: int | None = 0, timeout_s: float = 60.0, retry: RetryPolicy = RetryPolicy(),
                  max_reply_chars: int = 65_536, json_mode: bool = False, api_key: str | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
-        from huggingface_hub import InferenceClient, constants
+                 network: NetworkPolicy | None = None, sleep: Callable[[float], None] = time.sleep) -> None:
+        from huggingface_hub import constants
 
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"model must be a non-empty string, got {model!r}")
@@ -180,9 +209,11 @@ class OpenAICompatibleResponder:
             raise ValueError(f"timeout_s must be > 0 seconds, got {timeout_s!r}")
         if not isinstance(max_reply_chars, int) or max_reply_chars < 1:
             raise ValueError(f"max_reply_chars must be a positive int, got {max_reply_chars!r}")
+        if network is not None and not isinstance(network, NetworkPolicy):
+            raise TypeError(f"network must be a NetworkPolicy, got {type(network).__name__}")
         if constants.is_offline_mode():
-            # huggingface_hub blocks every request in offline mode, loopback included
-            raise ValueError("HF_HUB_OFFLINE is set: huggingface_hub refuses every request, the base URL "
+            # the Hugging Face convention: offline mode makes no request at all, loopback included
+            raise ValueError("HF_HUB_OFFLINE is set: no request is made in offline mode, the base URL "
                              "included; unset HF_HUB_OFFLINE to query a server")
         self.base_url = check_base_url(base_url)
         self.model = model.strip()
@@ -190,9 +221,10 @@ class OpenAICompatibleResponder:
         self.max_tokens, self.temperature, self.seed = max_tokens, float(temperature), seed
         self.timeout_s, self.retry, self.max_reply_chars = float(timeout_s), retry, max_reply_chars
         self.json_mode, self._sleep = json_mode, sleep
+        self.network = network if network is not None else NetworkPolicy.public_only()
         self.__token = (api_key if api_key is not None else api_key_from_env()) or None
-        self._client = InferenceClient(base_url=self.base_url, api_key=self.__token or NO_TOKEN,
-                                       timeout=self.timeout_s)
+        self._http, self._backend = guarded_client(self.network, timeout_s=self.timeout_s)
+        self._closed = False
 
     def __repr__(self) -> str:  # never shows the token
         return (f"OpenAICompatibleResponder(base_url={self.base_url!r}, model={self.model!r}, "
@@ -212,20 +244,48 @@ class OpenAICompatibleResponder:
                 "temperature": self.temperature, "max_tokens": self.max_tokens, "seed": self.seed,
                 "json_mode": self.json_mode, "max_reply_chars": self.max_reply_chars}
 
-    def _once(self, messages: Messages) -> str:
-        kwargs: dict[str, Any] = {"model": self.model, "temperature": self.temperature, "max_tokens": self.max_tokens}
-        if self.seed is not None:
-            kwargs["seed"] = self.seed
-        if self.json_mode:
-            kwargs["response_format"] = {"type": "json_object"}
-        from huggingface_hub.errors import HfHubHTTPError, InferenceTimeoutError
+    def credential_scope(self, secret: bytes) -> str:
+        """Keyed hash of the token under ``secret`` (empty without a token): the reply cache keeps
+        one caller's replies from another caller (:func:`rote_hf.llm.cache.credential_scope`)."""
+        return credential_scope(secret, self.__token)
 
+    def check_address(self) -> None:
+        """Refuse (``AddressRefused``) a base URL whose host the network policy refuses, before any
+        request; each connection checks again."""
+        self.network.check_url(self.base_url)
+
+    def close(self) -> None:
+        """Stop: shut every open connection (a request in flight fails at once) and refuse new ones."""
+        self._closed = True
+        self._backend.abort()
+        self._http.close()
+
+    def _payload(self, messages: Messages) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "messages": [dict(m) for m in messages],
+                                "temperature": self.temperature, "max_tokens": self.max_tokens, "stream": False}
+        if self.seed is not None:
+            body["seed"] = self.seed
+        if self.json_mode:
+            body["response_format"] = {"type": "json_object"}
+        return body
+
+    def _once(self, messages: Messages) -> str:
+        if self._closed:
+            raise ResponderClosed("the responder was closed (the query's deadline passed)")
+        headers = {"Authorization": f"Bearer {self.__token or NO_TOKEN}", "User-Agent": f"rote-hf/{__version__}",
+                   "Accept": "application/json"}
+        with self._http.stream("POST", f"{self.base_url}/chat/completions", json=self._payload(messages),
+                               headers=headers) as response:
+            body = bytearray()
+            for chunk in response.iter_bytes():
+                body += chunk
+                if len(body) > MAX_BODY_BYTES:
+                    raise ProtocolError(f"the answer is larger than {MAX_BODY_BYTES} bytes")
+        if not 200 <= response.status_code < 300:
+            raise ServerError(response.status_code, _error_message(bytes(body), response.reason_phrase))
         try:
-            out = self._client.chat_completion([dict(m) for m in messages], **kwargs)
-            content = out.choices[0].message.content
-        except (HfHubHTTPError, InferenceTimeoutError):
-            raise  # HTTP errors and timeouts keep their own class (some subclass ValueError)
-        except (AttributeError, IndexError, KeyError, TypeError, ValueError) as exc:
+            content = json.loads(body)["choices"][0]["message"]["content"]
+        except (IndexError, KeyError, TypeError, ValueError) as exc:
             # a 200 answer that is not a chat completion ({"foo": 1}, no choices, not JSON at all)
             raise ProtocolError(f"the 200 answer has no usable content ({type(exc).__name__})") from None
         if not isinstance(content, str):  # content null or missing: not an answer of the model
@@ -237,7 +297,8 @@ class OpenAICompatibleResponder:
         """``_once`` with a deadline of ``timeout_s`` over the whole request (connect, headers, full
         body): httpx's timeout bounds each read only, so a server dripping one byte at a time would
         otherwise hold a call for as long as it likes. The call runs in a daemon thread; past the
-        deadline it is abandoned (its connection ends with the server or the per-read timeout)."""
+        deadline it is abandoned (its connection ends with the server, the per-read timeout or
+        :meth:`close`)."""
         box: dict[str, Any] = {}
         done = threading.Event()
 
@@ -258,19 +319,16 @@ class OpenAICompatibleResponder:
 
     @staticmethod
     def _retryable(exc: BaseException) -> bool:
-        from huggingface_hub.errors import HfHubHTTPError, InferenceTimeoutError
-
-        if isinstance(exc, (InferenceTimeoutError, RequestTimeout, ProtocolError)):
-            return True
-        if isinstance(exc, HfHubHTTPError):
-            status = getattr(getattr(exc, "response", None), "status_code", None)
-            return status is None or status >= 500 or status in (408, 429)
         import httpx2
 
+        if isinstance(exc, (RequestTimeout, ProtocolError)):
+            return True
+        if isinstance(exc, ServerError):
+            return exc.status_code >= 500 or exc.status_code in (408, 429)
         return isinstance(exc, httpx2.TransportError)
 
     def _describe(self, exc: BaseException) -> str:
-        status = getattr(getattr(exc, "response", None), "status_code", None)
+        status = getattr(exc, "status_code", None)
         first = str(exc).splitlines()[0] if str(exc) else ""
         text = f"{type(exc).__name__}{f' HTTP {status}' if status else ''}: {first}"
         return redact(text, [self.__token])[:300]
@@ -278,6 +336,18 @@ class OpenAICompatibleResponder:
     def respond(self, messages: Messages) -> str:
         reply = call_with_retries(lambda: self._bounded(messages), self.retry, self._retryable, self._describe, self._sleep)
         return redact(reply, [self.__token])  # a server could echo the token; never store it
+
+
+def _error_message(body: bytes, reason: str) -> str:
+    """The server's own error message (``{"error": {"message": ...}}`` or ``{"error": "..."}``),
+    else its reason phrase; one line, at most 200 characters."""
+    try:
+        err = json.loads(body).get("error")
+        text = err.get("message") if isinstance(err, dict) else err
+    except (ValueError, AttributeError):
+        text = None
+    text = str(text) if text else (reason or "error")
+    return (text.splitlines() or [""])[0][:200]
 
 
 @register_responder("local")

@@ -6,7 +6,9 @@ Input is the frozen ``llm-eval`` sample of ``rote/oeis-mdl`` (rows with ``anum``
 ``n_shown`` terms are shown and the next ``k_next`` are the truth.
 
 :func:`run_queries` asks the responder with bounded concurrency (a thread pool), consulting the
-:class:`~rote_hf.llm.cache.ReplyCache` first, so a resumed run never asks twice.
+:class:`~rote_hf.llm.cache.ReplyCache` first, so a resumed run never asks twice; ``deadline_s``
+bounds the whole run (a sequence not answered by then is an ``api_error`` ``DeadlineExceeded``,
+and the responder is closed, which ends its connections).
 :func:`summarize` scores each stratum with :func:`rote_hf.metrics.confabulation` (failed replies
 counted, never scored). :func:`evaluate_llm` does everything, writes the per-sample log
 (JSON lines: prompt, raw reply, parsed fields, status, score flags) and appends one result row
@@ -19,13 +21,15 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rote_hf.llm.cache import ReplyCache
+from rote_hf.llm.cache import ReplyCache, prune_oldest
 from rote_hf.llm.parse import ParsedResponse, api_error, parse_response
 from rote_hf.llm.prompt import SYSTEM_PROMPT, PromptConfig, build_messages
 from rote_hf.llm.responders import Responder, ResponderError
@@ -147,24 +151,67 @@ def load_sample_rows(source: str | os.PathLike, *, config: str = CONFIG, split: 
     return ds[split].to_list()
 
 
-def cache_identity(responder: Responder) -> dict[str, Any]:
+def cache_identity(responder: Responder, cache: ReplyCache | None = None) -> dict[str, Any]:
     """What keys ``responder``'s replies in the cache: its ``cache_identity()`` (endpoint, model,
-    sampling parameters), else its ``settings()``, else its model id alone."""
+    sampling parameters), else its ``settings()``, else its model id alone; with ``cache``, also
+    ``credential``: the keyed hash of the responder's token under the cache's secret (absent
+    without a token), so callers with different tokens never share replies."""
+    ident = {"model": responder.model_id}
     for name in ("cache_identity", "settings"):
         fn = getattr(responder, name, None)
         if callable(fn):
-            return {"model": responder.model_id, **dict(fn())}
-    return {"model": responder.model_id}
+            ident = {"model": responder.model_id, **dict(fn())}
+            break
+    scope = getattr(responder, "credential_scope", None)
+    if cache is not None and callable(scope):
+        credential = scope(cache.secret)
+        if credential:
+            ident["credential"] = credential
+    return ident
 
 
-def _ask(responder: Responder, item: SampleItem, prompt: PromptConfig, cache: ReplyCache | None) -> QueryRecord:
+class DeadlineExceeded(TimeoutError):
+    """The whole query ran past its deadline; the sequences not answered by then are not asked."""
+
+
+def _within(fn: Callable[[], str], until: float | None, deadline_s: float | None) -> str:
+    """``fn()``, abandoned (``DeadlineExceeded``) at the monotonic time ``until``: it runs in a
+    daemon thread, which the caller ends by closing the responder."""
+    if until is None:
+        return fn()
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            box["reply"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="rote-hf-llm-query", daemon=True).start()
+    if not done.wait(max(0.0, until - time.monotonic())):
+        raise DeadlineExceeded(f"the query's deadline of {deadline_s:g} s passed")
+    if "error" in box:
+        raise box["error"]
+    return box["reply"]
+
+
+def _ask(responder: Responder, item: SampleItem, prompt: PromptConfig, cache: ReplyCache | None,
+         until: float | None = None, deadline_s: float | None = None) -> QueryRecord:
     messages = build_messages(item.shown, prompt)
-    ident = cache_identity(responder) if cache is not None else {}
+    ident = cache_identity(responder, cache) if cache is not None else {}
     hit = cache.get(ident, messages) if cache is not None else None
     if hit is not None:
         return QueryRecord(item, tuple(messages), hit, parse_response(hit, prompt.k_next), cached=True)
+    if until is not None and time.monotonic() >= until:
+        return QueryRecord(item, tuple(messages), None,
+                           api_error(f"DeadlineExceeded: the query's deadline of {deadline_s:g} s passed; not asked"))
     try:
-        reply = responder.respond(messages)
+        reply = _within(lambda: responder.respond(messages), until, deadline_s)
+    except DeadlineExceeded as exc:
+        return QueryRecord(item, tuple(messages), None, api_error(f"DeadlineExceeded: {exc}"))
     except ResponderError as exc:
         return QueryRecord(item, tuple(messages), None, api_error(str(exc)))
     if cache is not None:
@@ -173,17 +220,32 @@ def _ask(responder: Responder, item: SampleItem, prompt: PromptConfig, cache: Re
 
 
 def run_queries(items: Sequence[SampleItem], responder: Responder, *, prompt: PromptConfig = PromptConfig(),
-                cache: ReplyCache | None = None, concurrency: int = 4, progress: bool = False) -> list[QueryRecord]:
-    """Ask about every item (at most ``concurrency`` calls in flight); records in input order."""
+                cache: ReplyCache | None = None, concurrency: int = 4, progress: bool = False,
+                deadline_s: float | None = None) -> list[QueryRecord]:
+    """Ask about every item (at most ``concurrency`` calls in flight); records in input order.
+
+    ``deadline_s`` (seconds, None = none) bounds the whole run: past it, calls in flight are
+    abandoned and the remaining items are not asked (both ``api_error`` ``DeadlineExceeded``), and
+    the responder's ``close()`` (if it has one) ends its connections, so a server dripping a byte
+    a second holds nothing past the deadline."""
     if isinstance(concurrency, bool) or not isinstance(concurrency, int) or not 1 <= concurrency <= 64:
         raise ValueError(f"concurrency must be an int in 1..64, got {concurrency!r}")
-    with ThreadPoolExecutor(max_workers=concurrency) as pool:
-        it = pool.map(lambda x: _ask(responder, x, prompt, cache), items)
-        if progress:
-            from tqdm.auto import tqdm
+    if deadline_s is not None and (isinstance(deadline_s, bool) or not isinstance(deadline_s, (int, float))
+                                   or not 0 < deadline_s <= 86_400):
+        raise ValueError(f"deadline_s must be a number of seconds in (0, 86400] or None, got {deadline_s!r}")
+    until = None if deadline_s is None else time.monotonic() + deadline_s
+    try:
+        with ThreadPoolExecutor(max_workers=concurrency) as pool:
+            it = pool.map(lambda x: _ask(responder, x, prompt, cache, until, deadline_s), items)
+            if progress:
+                from tqdm.auto import tqdm
 
-            it = tqdm(it, total=len(items), desc=f"llm-query {responder.model_id}", unit="seq")
-        return list(it)
+                it = tqdm(it, total=len(items), desc=f"llm-query {responder.model_id}", unit="seq")
+            return list(it)
+    finally:
+        close = getattr(responder, "close", None)
+        if until is not None and time.monotonic() >= until and callable(close):
+            close()  # the abandoned calls end with their connections
 
 
 def _metric_inputs(records: Sequence[QueryRecord]) -> dict[str, list]:
@@ -232,7 +294,7 @@ def write_log(path: str | os.PathLike, records: Sequence[QueryRecord]) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     flags = per_row_flags(records)
-    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp = path.with_suffix(f"{path.suffix}.{os.getpid()}-{threading.get_ident()}.tmp")  # one per writer
     with open(tmp, "w", encoding="utf-8") as fh:
         for rec, flag in zip(records, flags):
             fh.write(json.dumps({
@@ -318,18 +380,23 @@ class EvalReport:
 
 
 def evaluate_llm(items: Sequence[SampleItem], responder: Responder, *, results: str | os.PathLike | None = None,
-                 cache_dir: str | os.PathLike | None = None, log_dir: str | os.PathLike | None = None,
+                 cache_dir: str | os.PathLike | ReplyCache | None = None, log_dir: str | os.PathLike | None = None,
                  prompt: PromptConfig = PromptConfig(), concurrency: int = 4, progress: bool = False,
-                 data_seed: int | None = None, sample_name: str = CONFIG) -> EvalReport:
+                 data_seed: int | None = None, sample_name: str = CONFIG, deadline_s: float | None = None,
+                 log_max_bytes: int | None = None) -> EvalReport:
     """Run the whole evaluation. Defaults: cache in ``<results>/llm_cache``, logs in
-    ``<results>/llm_logs``; no results folder means no cache, log or rows unless given."""
+    ``<results>/llm_logs``; no results folder means no cache, log or rows unless given.
+    ``cache_dir`` may be an open :class:`ReplyCache` (one shared by many queries, with its quota).
+    ``deadline_s`` bounds the whole run (:func:`run_queries`); ``log_max_bytes`` is the quota of
+    the log folder (the oldest logs are deleted after writing, never the one just written)."""
     if not items:
         raise ValueError("items must hold at least one sequence")
     root = Path(results) if results is not None else None
     cache_dir = cache_dir if cache_dir is not None else (root / "llm_cache" if root else None)
     log_dir = log_dir if log_dir is not None else (root / "llm_logs" if root else None)
-    cache = ReplyCache(cache_dir) if cache_dir is not None else None
-    records = run_queries(items, responder, prompt=prompt, cache=cache, concurrency=concurrency, progress=progress)
+    cache = cache_dir if isinstance(cache_dir, ReplyCache) else ReplyCache(cache_dir) if cache_dir is not None else None
+    records = run_queries(items, responder, prompt=prompt, cache=cache, concurrency=concurrency, progress=progress,
+                          deadline_s=deadline_s)
     summary = summarize(records)
     settings = dict(getattr(responder, "settings", lambda: {"model": responder.model_id})())
     report = EvalReport(records=records, summary=summary)
@@ -338,6 +405,8 @@ def evaluate_llm(items: Sequence[SampleItem], responder: Responder, *, results: 
                                           prompt.k_next]).encode()).hexdigest()[:16]
         safe = "".join(c if c.isalnum() or c in "._-" else "_" for c in responder.model_id)
         report.log_path = write_log(Path(log_dir) / f"{safe}-{stem}.samples.jsonl", records)
+        if log_max_bytes is not None:
+            prune_oldest(log_dir, log_max_bytes, keep=report.log_path, pattern="*.samples.jsonl")
     rows = result_rows(summary, records, responder.model_id, settings, prompt,
                        log_file=str(report.log_path) if report.log_path else "", data_seed=data_seed,
                        sample_name=sample_name)

@@ -11,10 +11,14 @@ them. The section layouts are documented in :mod:`rote_hf.suites.rote` and
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
+from rote_hf.results.aggregate import REPRODUCTION_MODEL_NAMES, cogscale_table
+from rote_hf.results.published import cogscale_run_rows
 from rote_hf.results.schema import canonical_json, config_hash
 from rote_hf.suites import get_suite
 from rote_hf.suites.base import RunSpec
@@ -89,8 +93,10 @@ def describe(specs: list[RunSpec]) -> str:
 __all__ = ["RunSpec", "SweepConfig", "expand", "describe", "canonical_json"]
 
 
-SELECT_FIELDS = ("task", "model", "budget", "difficulty", "run")
+SELECT_FIELDS = ("task", "model", "budget", "difficulty", "run", "lr")
 """Fields that :func:`select` (``train.py --only``) filters on."""
+PUBLISHED_LR = "published"
+"""``--only lr=published``: in each CogScale cell, the learning rate the published table chose."""
 
 
 def spec_field(spec: RunSpec, field_name: str) -> str:
@@ -106,6 +112,9 @@ def spec_field(spec: RunSpec, field_name: str) -> str:
         return str(spec.task_params.get("difficulty", ""))
     if field_name == "run":
         return str(spec.run)
+    if field_name == "lr":
+        lr = spec.protocol.get("learning_rate")
+        return "" if lr is None else format(float(lr), "g")
     raise ValueError(f"field must be one of {', '.join(SELECT_FIELDS)}, got {field_name!r}")
 
 
@@ -123,10 +132,39 @@ def select(specs: list[RunSpec], only: list[str]) -> list[RunSpec]:
             raise ValueError(f"--only must be FIELD=VALUE[,VALUE...] with FIELD one of {', '.join(SELECT_FIELDS)}, "
                              f"got {text!r}")
         wanted = [v.strip() for v in values.split(",") if v.strip()]
+        if field_name == "lr":  # 1e-2 and 0.01 name one learning rate
+            wanted = [v if v == PUBLISHED_LR else _lr_text(v) for v in wanted]
         present = sorted({spec_field(s, field_name) for s in specs})
-        unknown = [v for v in wanted if v not in present]
+        unknown = [v for v in wanted if v not in present and v != PUBLISHED_LR]
         if unknown:
             raise ValueError(f"--only {field_name}: no run of this config has {', '.join(map(repr, unknown))}; "
-                             f"its values: {', '.join(present)}")
-        kept = [s for s in kept if spec_field(s, field_name) in wanted]
+                             f"its values: {', '.join(present)}" + (f" (or {PUBLISHED_LR})" if field_name == "lr" else ""))
+        chosen = published_lrs() if PUBLISHED_LR in wanted else {}
+        kept = [s for s in kept if spec_field(s, field_name) in wanted
+                or (PUBLISHED_LR in wanted and chosen.get(_cell(s)) == spec_field(s, "lr"))]
     return kept
+
+
+def _lr_text(value: str) -> str:
+    try:
+        return format(float(value), "g")
+    except ValueError:
+        raise ValueError(f"--only lr: learning rates are numbers (e.g. 1e-3) or {PUBLISHED_LR!r}, got {value!r}") from None
+
+
+def _cell(spec: RunSpec) -> tuple[str, str, str, str]:
+    """(model, task, difficulty, budget) of a CogScale run, the model by its published name."""
+    name = str(spec.model["name"])
+    return (REPRODUCTION_MODEL_NAMES.get(name, name), spec.task, spec_field(spec, "difficulty"), spec_field(spec, "budget"))
+
+
+@functools.lru_cache(maxsize=1)
+def published_lrs() -> dict[tuple[str, str, str, str], str]:
+    """(model, task, difficulty, budget) -> the learning rate (as :func:`spec_field` writes it) that
+    CogScale's published table chose for that cell: the lowest mean test score over seeds, rounded
+    to 2 dp as published (:func:`rote_hf.results.aggregate.cogscale_table` with ``lr_selection="test"``)."""
+    from rote_hf.results import rows_to_frame  # lazy: imports pandas
+
+    table = cogscale_table(rows_to_frame(cogscale_run_rows()), lr_selection="test", source="paper")
+    return {(REPRODUCTION_MODEL_NAMES.get(r.model, r.model), r.task, r.difficulty, r.budget): format(r.learning_rate, "g")
+            for r in table.itertuples() if r.learning_rate is not None and r.learning_rate == r.learning_rate}

@@ -54,10 +54,13 @@ def test_cache_is_keyed_by_endpoint_and_sampling_not_model_name(online, tmp_path
         for kw in ({"temperature": 0.7}, {"seed": 1}, {"max_tokens": 7}, {"json_mode": True}):
             again = evaluate_llm(ITEMS, _resp(a.base_url, **kw), cache_dir=tmp_path / "c")
             assert again.n_asked == 3, kw
-        # the very same settings (another token) are served from the cache: the token is not part of the key
+        # the very same settings and token are served from the cache; another token is asked again
+        # (issue 26: the cache is scoped to the caller's credentials, by a keyed hash of the token)
         n = len(a.requests)
-        same = evaluate_llm(ITEMS, _resp(a.base_url, api_key="token-C"), cache_dir=tmp_path / "c")
+        same = evaluate_llm(ITEMS, _resp(a.base_url, api_key="token-A"), cache_dir=tmp_path / "c")
         assert (same.n_cached, len(a.requests)) == (3, n)
+        other_token = evaluate_llm(ITEMS, _resp(a.base_url, api_key="token-C"), cache_dir=tmp_path / "c")
+        assert (other_token.n_cached, len(a.requests)) == (0, n + 3)
     text = (tmp_path / "c" / "replies.jsonl").read_text()
     assert "token-" not in text
     assert all(json.loads(line)["endpoint"].startswith("http://127.0.0.1:") for line in text.splitlines())

@@ -67,9 +67,11 @@ def serve_app(base: Path, results: Path, *, shipped: bool = False) -> Iterator[A
     sample = base / "llm_sample.json"
     sample.write_text(json.dumps(llm_sample_rows()))
     # the LLM-query tab talks to a loopback server in the tests, which HF_HUB_OFFLINE would block;
-    # HF_ENDPOINT still points at a closed port, so nothing reaches the Hub
+    # HF_ENDPOINT still points at a closed port, so nothing reaches the Hub. The tab reaches public
+    # addresses only: the tests' servers are allowed by name (`localhost`), as an operator allows
+    # their own inference server; 127.0.0.1, [::1] and the rest stay refused (issue 26)
     env = {**os.environ, "GRADIO_ANALYTICS_ENABLED": "False", "PYTHONPATH": str(REPO_ROOT), "HF_HUB_OFFLINE": "0",
-           "ROTE_LLM_SAMPLE": str(sample)}
+           "ROTE_LLM_SAMPLE": str(sample), "ROTE_LLM_ALLOWED_HOSTS": "localhost"}
     env.pop("ROTE_RESULTS_REPO", None)
     with open(log, "wb") as out:
         proc = subprocess.Popen([sys.executable, str(REPO_ROOT / "space" / "app.py"), "--results", str(results),

@@ -151,13 +151,13 @@ def test_good_upload_appears_unverified(client, app, tmp_path):
 def test_llm_query_form_is_validated_and_token_never_logged(client, app):
     token = "hf_s3cr3t-token-value"
     msg, records, metrics = client.predict("ftp://example", "m", token, 5, api_name="/llm_query")
-    assert msg == "Not run: base URL must be an http(s) URL such as http://127.0.0.1:8000/v1, got 'ftp://example'"
+    assert msg == "Not run: base URL must be an http(s) URL such as https://router.huggingface.co/v1, got 'ftp://example'"
     assert records["headers"][:3] == ["stratum", "a_number", "prompt"]
     assert metrics["headers"] == ["stratum", "n_rows", "n_scored", "n_failed", "accuracy", "abstention_rate",
                                   "confabulation_rate", "recognition_rate", "mean_confidence"]
-    msg, _, _ = client.predict("http://127.0.0.1:9/v1", "", token, 5, api_name="/llm_query")
+    msg, _, _ = client.predict("http://localhost:9/v1", "", token, 5, api_name="/llm_query")
     assert msg == "Not run: model name must be a non-empty string"
-    msg, _, _ = client.predict("http://127.0.0.1:9/v1", "tiny", token, 20, api_name="/llm_query")
+    msg, _, _ = client.predict("http://localhost:9/v1", "tiny", token, 20, api_name="/llm_query")
     # nothing listens on port 9: every call fails, is reported, and is stored as a failed row
     assert msg.startswith("Queried 6 sequences (20 per stratum) from tiny") and "6 replies failed (api_error" in msg
     assert token not in msg
@@ -176,7 +176,7 @@ def test_llm_query_runs_the_evaluation_against_a_loopback_server(client, app):
     server = make_server(make_responder("difference"))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        base = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        base = f"http://localhost:{server.server_address[1]}/v1"
         msg, records, metrics = client.predict(base, "difference", "hf_other-token", 2, api_name="/llm_query")
         assert msg.startswith("Queried 6 sequences (2 per stratum) from difference: 6 asked, 0 from the cache")
         rows = table(records)
@@ -184,8 +184,11 @@ def test_llm_query_runs_the_evaluation_against_a_loopback_server(client, app):
         assert rows[0]["next_three"] == "400, 441, 484"  # n^2 at n = 20, 21, 22
         by = {r["stratum"]: r for r in table(metrics)}
         assert set(by) == {"clean", "revising", "wilderness", "all"} and by["all"]["accuracy"] == 1.0
-        again, _, _ = client.predict(base, "difference", "", 2, api_name="/llm_query")
+        again, _, _ = client.predict(base, "difference", "hf_other-token", 2, api_name="/llm_query")
         assert "0 asked, 6 from the cache" in again  # the cached replies resume the run
+        # another visitor's token is never served these replies (issue 26: the cache is scoped to credentials)
+        other, _, _ = client.predict(base, "difference", "hf_visitor-B", 2, api_name="/llm_query")
+        assert "6 asked, 0 from the cache" in other
     finally:
         server.shutdown()
     stored = [f for f in (app.results / "runs").glob("*.parquet")]
@@ -243,13 +246,60 @@ def test_a_submission_is_all_or_nothing_and_refused_in_one_line(client, app, tmp
 
 
 def test_llm_query_with_no_scored_reply_appends_no_row(client, app):
-    msg, _, metrics = client.predict("http://127.0.0.1:9/v1", "closed-port", "", 1, api_name="/llm_query")
+    msg, _, metrics = client.predict("http://localhost:9/v1", "closed-port", "", 1, api_name="/llm_query")
     assert "0 result rows appended as submitted (unverified) (none for clean, revising, wilderness, all: no reply " \
            "was scored)" in msg
     assert {r["n_scored"] for r in table(metrics)} == {0.0}
     assert not [f for f in _runs(app) if "closed-port" in f]
     assert "closed-port" not in {r["model"] for r in table(client.predict(ALL, ALL, ALL, "accuracy",
                                                                           api_name="/llm_board"))}
+
+
+@pytest.mark.parametrize("url, refusal", [
+    ("http://127.0.0.1:7860/v1", "address 127.0.0.1 is loopback"),
+    ("http://10.0.0.1/v1", "address 10.0.0.1 is private"),
+    ("http://169.254.169.254/latest/meta-data", "address 169.254.169.254 is link-local"),
+    ("http://[::1]:7860/v1", "address ::1 is loopback"),
+    ("http://2130706433:7860/v1", "address 2130706433 (127.0.0.1) is loopback"),  # a name resolving to loopback
+])
+def test_llm_query_to_an_internal_address_is_refused_and_stores_nothing(client, app, url, refusal):
+    """Issue 26: the tab cannot be turned on its host (the app allows only `localhost`, by name)."""
+    before = sorted(p for p in app.results.rglob("*"))
+    msg, records, metrics = client.predict(url, "probe", "hf_probe-token", 1, api_name="/llm_query")
+    assert msg == (f"Not run: {refusal}; only public addresses are allowed (an operator allows a host with "
+                   "$ROTE_LLM_ALLOWED_HOSTS)")
+    assert table(records) == [] and table(metrics) == []
+    assert sorted(p for p in app.results.rglob("*")) == before
+
+
+def test_a_quick_llm_query_is_not_held_up_by_two_slow_ones(app):
+    """Issue 26: two visitors on slow endpoints (4 s an answer) and a third on a quick one, each in
+    a session of their own: the quick query comes back while the slow ones still run."""
+    import time
+
+    from tests.llm.stub_server import StubServer
+
+    def slow(body):
+        time.sleep(4)
+        return 200, ""
+
+    def url(server):
+        return server.base_url.replace("127.0.0.1", "localhost")
+
+    with StubServer(slow) as a, StubServer(slow) as b, StubServer(lambda body: (200, "")) as quick:
+        visitors = [gradio_client.Client(app.url, verbose=False) for _ in range(3)]
+        jobs = [v.submit(url(s), "slow", "", 1, api_name="/llm_query") for v, s in zip(visitors, (a, b))]
+        deadline = time.monotonic() + 20
+        while not (a.requests and b.requests) and time.monotonic() < deadline:  # both slow queries running
+            time.sleep(0.05)
+        t0 = time.monotonic()
+        msg, _, _ = visitors[2].predict(url(quick), "quick", "", 1, api_name="/llm_query")
+        elapsed = time.monotonic() - t0
+        slow_done = [j.done() for j in jobs]
+        results = [j.result(timeout=60) for j in jobs]
+    assert msg.startswith("Queried 3 sequences (1 per stratum) from quick: 3 asked"), msg
+    assert elapsed < 3 and slow_done == [False, False], (elapsed, slow_done)
+    assert all(r[0].startswith("Queried 3 sequences (1 per stratum) from slow") for r in results)
 
 
 def test_llm_tab_rows_are_marked_as_the_visitors(client, app):

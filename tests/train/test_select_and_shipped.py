@@ -35,7 +35,9 @@ def test_select_keeps_order_and_run_ids(paper_specs):
 
 @pytest.mark.parametrize("only, message", [
     ("difficulty", "--only must be FIELD=VALUE"),
-    ("size=small", "FIELD one of task, model, budget, difficulty, run"),
+    ("size=small", "FIELD one of task, model, budget, difficulty, run, lr"),
+    ("lr=fast", "--only lr: learning rates are numbers (e.g. 1e-3) or 'published', got 'fast'"),
+    ("lr=0.5", "--only lr: no run of this config has '0.5'; its values: , 0.0001, 0.0003, 0.001, 0.003, 0.01 (or published)"),
     ("difficulty=tiny", "--only difficulty: no run of this config has 'tiny'; its values: medium, small"),
     ("model=", "--only must be FIELD=VALUE"),
 ])
@@ -95,3 +97,24 @@ def test_the_sweep_script_plans_every_cell_of_the_grid_once(paper_specs):
     assert sorted(planned) == grid and len(planned) == len(set(planned)) == 20
     assert subprocess.run(["bash", "-n", str(REPO_ROOT / "benchmarks" / "reproduction_sweep.sh")]).returncode == 0
 
+
+
+def test_only_lr_published_keeps_the_learning_rate_the_published_table_chose(paper_specs):
+    """Phase A of the reproduction: per cell, only the runs at the LR the published table chose
+    (mean test score over seeds, clipped at 1 and rounded to 2 dp, lowest; ties: the smaller LR),
+    computed here from the published per-run file on its own."""
+    import gzip
+
+    import pandas as pd
+
+    raw = pd.read_csv(gzip.open(REPO_ROOT / "rote_hf" / "results" / "published" / "cogscale_results.csv.gz"))
+    raw = raw[(raw["Model"] == "GRU") & (raw["Difficulty"] == "medium")]
+    means = raw.assign(test=raw["Test_Score"].clip(upper=1.0)).groupby(["Task", "Target_Params", "LR"])["test"].mean().round(2)
+    oracle = {(task, {1000: "1k", 10000: "10k", 100000: "100k"}[budget]): format(g.droplevel([0, 1]).idxmin(), "g")
+              for (task, budget), g in means.groupby(level=[0, 1])}
+    kept = select(paper_specs, ["difficulty=medium", "model=gru", "lr=published"])
+    assert len(kept) == 14 * 3 * 10  # one learning rate per cell, all 10 seeds
+    chosen = {(s.task, spec_field(s, "budget")): spec_field(s, "lr") for s in kept}
+    assert chosen == oracle
+    assert select(paper_specs, ["difficulty=small", "model=gru", "budget=1k", "lr=1e-2,0.001"]) == \
+        select(paper_specs, ["difficulty=small", "model=gru", "budget=1k", "lr=0.01,1e-3"])
