@@ -56,8 +56,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int_in(0, 2**32 - 1, "seed"), default=0,
                    help="--verify-sample: seed of the draw (default 0)")
     p.add_argument("--only", action="append", default=[], metavar="FIELD=VALUE[,VALUE]",
-                   help="--verify-sample: draw only runs with these values (repeatable; FIELD: task, model, budget, "
-                        "difficulty, run; as train.py --only)")
+                   help="--verify-sample: draw only runs with these values (repeatable; the filters of train.py "
+                        "--only: FIELD task, model, budget, difficulty, run or lr)")
     p.add_argument("--threads", type=int_in(1, 1024, "threads"), default=None,
                    help="--verify-sample: intra-op threads of each re-run (default: the row's recorded count, 1 "
                         "when it records none)")
