@@ -30,10 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--worst", type=int, default=20, help="worst groups to list (default 20)")
     args = parser.parse_args(argv)
 
-    from rote_hf.reports.export import with_shipped_failures
     from rote_hf.results.aggregate import reproduction_report
     from rote_hf.results.reproduction import cells, cost_table, markdown_report, paired_runs, write_plot
-    from rote_hf.results.shipped import shipped_frame, shipped_provenance
+    from rote_hf.results.shipped import shipped_frame, shipped_provenance, with_shipped_failures
 
     ours = shipped_frame()
     report = reproduction_report(with_shipped_failures(ours))  # failures: the strict rule's diverged groups

@@ -14,8 +14,8 @@ from typing import Any
 
 from rote_hf.boards.tables import ALL
 from rote_hf.results.aggregate import reproduction_report
-from rote_hf.reports.export import with_shipped_failures
 from rote_hf.results.reproduction import cells, fraction_text, headline, rules_text, summary, worst
+from rote_hf.results.shipped import with_shipped_failures
 
 REPRODUCTION_MODELS = ("GRU", "LSTM", "xLSTM", "Transformer", "TransformerEncDec", "Mamba", "ESN")
 """The display names (rote_hf.zoo.display) of CogScale's models, the choices of the view's model filter."""
@@ -59,7 +59,7 @@ def our_rows(df, config: str = "cogscale_paper"):
 def group_report(ours, config: str = "cogscale_paper"):
     """:func:`~rote_hf.results.aggregate.reproduction_report` of our rows ``ours`` of sweep
     ``config``, with the failed runs the shipped rows of ``config`` list (the strict rule counts
-    the groups whose runs diverged: :func:`rote_hf.reports.export.with_shipped_failures`)."""
+    the groups whose runs diverged: :func:`rote_hf.results.shipped.with_shipped_failures`)."""
     return reproduction_report(with_shipped_failures(ours, config), config_name=config)
 
 

@@ -18,7 +18,7 @@ from rote_hf.argtypes import int_in
 from rote_hf.results import load
 from rote_hf.results.aggregate import format_table, leaderboard, reproduction_report
 from rote_hf.results.reproduction import cells, paired_runs, text_report
-from rote_hf.results.shipped import shipped_frame, shipped_provenance
+from rote_hf.results.shipped import shipped_frame, shipped_provenance, with_shipped_failures
 from rote_hf.suites import SUITES, get_suite
 
 LEADERBOARD = "leaderboard"
@@ -98,8 +98,6 @@ def _reproduction(args: argparse.Namespace) -> int:
                   "`rote-hf results --export-reproduction --results DIR`, or pass --results DIR")
             return 0
         print("our rows: shipped with the package (rote_hf/results/ours/cogscale_paper.parquet)")
-        from rote_hf.reports.export import with_shipped_failures  # lazy: imports numpy
-
         ours = with_shipped_failures(ours)  # the strict rule counts the groups of the runs that diverged
     report = reproduction_report(ours)
     print(text_report(report, cells(ours), provenance, k=args.worst, pairs=paired_runs(ours)))

@@ -8,8 +8,6 @@ exporting sits here, above the results room, because it expands the sweep config
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import hashlib
 import io
 import json
@@ -18,13 +16,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from rote_hf.results.schema import COLUMNS, ResultRow, arrow_schema, config_hash
+from rote_hf.results.schema import COLUMNS, arrow_schema, config_hash
 from rote_hf.results.shipped import (
-    FORMAT_VERSION, SHIPPED_CONFIGS, SHIPPED_DIR, derived_run_ids, forget_reads, shipped_provenance, shipped_run_ids,
-    shipped_table,
+    FORMAT_VERSION, SHIPPED_DIR, derived_run_ids, forget_reads, shipped_provenance, shipped_table,
 )
-from rote_hf.results.store import ResultStore, rows_to_frame
+from rote_hf.results.store import ResultStore
 from rote_hf.suites import get_suite
+from rote_hf.suites.base import RunSpec
 from rote_hf.train.config import SweepConfig, expand
 
 
@@ -143,7 +141,7 @@ def export_reproduction(results: str | os.PathLike, *, config: str | os.PathLike
         "devices": sorted(set(table.column("device").to_pylist())),
         "first_timestamp": stamps[0] if stamps else None,
         "last_timestamp": stamps[-1] if stamps else None,
-        "failed": [{"run_id": r, "error": e} for r, e in sorted(failed.items())],
+        "failed": [failed_entry(expected[r], e) for r, e in sorted(failed.items())],
         "data_file": f"{sweep.name}.parquet",
         "data_sha256": hashlib.sha256(data).hexdigest(),
         "data_bytes": len(data),
@@ -158,59 +156,18 @@ def export_reproduction(results: str | os.PathLike, *, config: str | os.PathLike
     return provenance
 
 
-def shipped_failed_rows(name: str = "cogscale_paper", *, directory: str | os.PathLike | None = None,
-                        config: str | os.PathLike | None = None):
-    """The runs a shipped config lists as failed (its provenance JSON's ``failed``: run id and error)
-    as failed result rows (a pandas DataFrame, JSON columns as text; empty when nothing is shipped
-    or nothing failed), so that :func:`rote_hf.results.aggregate.reproduction_report` counts a
-    group's diverged runs. The sweep config (default ``eval_suite/configs/<name>.yaml``) is
-    expanded, only for the models that failed, to find each run's task, difficulty, budget, LR and
-    seed (once per process and version of the files). A listed run id the config does not have
-    raises ``ValueError``."""
-    path = Path(directory or SHIPPED_DIR) / f"{name}.json"
-    config_path = Path(config) if config is not None else default_config_path(name)
-    stamps = tuple((p.stat().st_mtime_ns, p.stat().st_size) if p.is_file() else None for p in (path, config_path))
-    return _failed_rows(name, str(directory or SHIPPED_DIR), str(config_path), stamps).copy()
+FAILED_KEYS = ("suite", "task", "model", "config", "budget", "learning_rate", "data_seed")
+"""Columns of a failed run that the provenance JSON records beside its run id and error, so that a
+reader can put the failure in its group without the sweep config (the Space has none)."""
 
 
-@functools.lru_cache(maxsize=4)
-def _failed_rows(name: str, directory: str, config: str, stamps: tuple):
-    failed = {f["run_id"]: f.get("error", "") for f in (shipped_provenance(name, directory=directory) or {}).get("failed", [])}
-    if not failed:
-        return rows_to_frame([], decode_json=False)
-    sweep = SweepConfig.from_yaml(config)
-    section = sweep.section
-    if hasattr(section, "models"):  # expand only the models that failed (a run id depends on its own run only)
-        section = dataclasses.replace(section, models=tuple(m for m in section.models
-                                                            if any(rid.startswith(f"{sweep.suite}-{m.name}-") for rid in failed)))
-    specs = {s.run_id: s for s in expand(dataclasses.replace(sweep, section=section)) if s.run_id in failed}
-    missing = sorted(set(failed) - set(specs))
-    if missing:
-        raise ValueError(f"{len(missing)} failed run ids of the shipped {name} are not runs of {sweep.name} "
-                         f"(first: {missing[0]}): pass the config they came from")
-    rows = []
-    for rid, spec in sorted(specs.items()):
-        unit = get_suite(spec.suite)
-        rows.append(ResultRow(run_id=rid, suite=spec.suite, task=spec.task, task_params=dict(spec.task_params),
-                              run=spec.run, protocol=unit.protocol_name, settings=dict(spec.protocol), status="failed",
-                              error=failed[rid] or "failed", model=spec.model["name"],
-                              model_config={k: v for k, v in spec.model.items() if k != "name"},
-                              budget=unit.budget(spec.model), **unit.spec_columns(spec), source="ours",
-                              config_name=sweep.name, verified=True))
-    return rows_to_frame(rows, decode_json=False)
+def failed_entry(spec: RunSpec, error: str) -> dict[str, Any]:
+    """The provenance JSON's record of failed run ``spec``: run id, error and :data:`FAILED_KEYS`
+    (the columns its row would have: difficulty as ``config``, the seed as ``data_seed``)."""
+    unit = get_suite(spec.suite)
+    columns = {"suite": spec.suite, "task": spec.task, "model": spec.model["name"], "budget": unit.budget(spec.model),
+               **unit.spec_columns(spec)}
+    return {"run_id": spec.run_id, "error": error, **{k: columns.get(k) for k in FAILED_KEYS}}
 
 
-def with_shipped_failures(ours, name: str = "cogscale_paper"):
-    """``ours`` (result rows, JSON columns as text) with the failed runs shipped config ``name``
-    lists (:func:`shipped_failed_rows`) added, when ``ours`` holds shipped rows of it (a run already
-    in ``ours`` is kept as it is). Unchanged otherwise: a store's rows carry their own failures."""
-    import pandas as pd
-
-    if name not in SHIPPED_CONFIGS or not len(ours) or not (set(ours["run_id"]) & shipped_run_ids(name)):
-        return ours
-    failed = shipped_failed_rows(name)
-    failed = failed[~failed["run_id"].isin(set(ours["run_id"]))]
-    return pd.concat([ours, failed], ignore_index=True) if len(failed) else ours
-
-
-__all__ = ["default_config_path", "export_reproduction", "shipped_failed_rows", "with_shipped_failures"]
+__all__ = ["FAILED_KEYS", "default_config_path", "export_reproduction", "failed_entry"]

@@ -11,11 +11,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from rote_hf.reports.export import shipped_failed_rows, with_shipped_failures
 from rote_hf.results import rows_to_frame
 from rote_hf.results.aggregate import AGREE_ATOL, null_agreement, reproduction_report, welch_df
 from rote_hf.results.reproduction import headline, null_expectation, rules_text, summary
-from rote_hf.results.shipped import shipped_frame, shipped_provenance
+from rote_hf.results.shipped import shipped_failed_rows, shipped_frame, shipped_provenance, with_shipped_failures
 from tests.results.test_reproduction import _group, _row
 
 PAPER = np.linspace(0.1, 1.0, 10)  # 10 published seeds, spread wide: a large unpaired standard error
