@@ -32,6 +32,7 @@ import pandas as pd  # noqa: E402
 from llm_tab import METRIC_COLUMNS, PER_STRATUM_MAX, PER_STRATUM_MIN, RECORD_COLUMNS, run_llm_query  # noqa: E402
 from rote_hf.leaderboard import MAX_BYTES, RESULTS_REPO_ENV, SubmissionError, parse_submission, store_submission  # noqa: E402
 from rote_hf.leaderboard.serving import BoardService  # noqa: E402
+from rote_hf.leaderboard.source import REPO_NOTICE  # noqa: E402
 from rote_hf.leaderboard.tabs import BoardTab, board_tabs  # noqa: E402
 
 SCHEMA_HELP = """Upload a `.json` (a list of row objects), `.jsonl` or `.parquet` file of result rows
@@ -40,13 +41,15 @@ At most {mb:.0f} MiB; no pickle. Every row is checked against its suite's schema
 stored, and the file is stored whole or not at all. Rows are stored **unverified**, as
 `source = submitted`: the tables mark them `unverified (submitted)`."""
 def _notice(notices: list[str]) -> str:
-    """The visible note about stored rows that no board shows (empty when there are none)."""
-    if not notices:
-        return ""
-    shown = "\n".join(f"- `{n if len(n) <= 160 else n[:157] + '...'}`" for n in notices[:5])
-    more = f"\n- ... and {len(notices) - 5} more" if len(notices) > 5 else ""
-    return (f"**{len(notices)} stored row(s) skipped**: they do not match their suite's schema, so no board "
-            f"shows them (the files are kept).\n{shown}{more}")
+    """The visible note about the results repo and the stored rows that no board shows (empty when none)."""
+    repo = [f"**{n}**" for n in notices if n.startswith(REPO_NOTICE)]
+    rows = [n for n in notices if not n.startswith(REPO_NOTICE)]
+    if not rows:
+        return "\n\n".join(repo)
+    shown = "\n".join(f"- `{n if len(n) <= 160 else n[:157] + '...'}`" for n in rows[:5])
+    more = f"\n- ... and {len(rows) - 5} more" if len(rows) > 5 else ""
+    return "\n\n".join([*repo, f"**{len(rows)} stored row(s) skipped**: they do not meet the row schema or claim "
+                          f"the published rows, so no board shows them (the files are kept).\n{shown}{more}"])
 
 
 def _rows_of(items, row_of) -> list[list]:

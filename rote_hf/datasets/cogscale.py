@@ -91,8 +91,8 @@ def _existing(root: Path, skip: list[str]) -> dict[str, dict[str, KeptSplit]]:
         name = entry["config_name"]
         if name in skip or name not in ALL_CONFIGS:
             continue
-        files = {f["split"]: target / f["path"] for f in entry["data_files"]}
-        if all(p.exists() for p in files.values()) and set(files) <= set(counts.get(name, {})):
+        files = {f["split"]: tuple(sorted(target.glob(f["path"]))) for f in entry["data_files"]}
+        if all(files.values()) and set(files) <= set(counts.get(name, {})):
             feats = features(*name.rsplit("-", 1))
             kept[name] = {s: KeptSplit(feats, p, counts[name][s]) for s, p in files.items()}
     return kept
@@ -111,7 +111,8 @@ def build(root: Path, *, progress: bool = True, config: str | None = None) -> Bu
         "license": "mit",
         "pretty_name": "CogScale",
         "task_categories": ["time-series-forecasting", "other"],
-        "tags": ["synthetic", "sequence-modeling", "memory", "benchmark"],
+        "task_ids": ["multivariate-time-series-forecasting"],
+        "tags": ["synthetic", "sequence-modeling", "memory", "benchmark", "non-linguistic", "arxiv:2605.19758"],
         "source_datasets": ["original"],
     }
     # per-config generation parameters: a file beside the card, not non-standard card YAML

@@ -10,6 +10,8 @@ import numpy as np
 
 from rote_hf.cogscale import DIFFICULTIES, PRESETS, TASKS, build_task
 from rote_hf.cogscale.cross_situation import grammar
+from rote_hf.datasets.cogscale_hf import split_tables
+from rote_hf.mirror.cards import instance_block, reader_sections
 
 # tiny parameters for the illustrations (one sample, seed 0)
 _TINY = {
@@ -83,4 +85,17 @@ def card_body(configs: list[str]) -> str:
     tasks = [f"### {name} ({task.category})\n\n{task.summary}.\n\n```text\n{illustrate(name)}\n```\n"
              for name, task in TASKS.items()]
     template = resources.files("rote_hf.datasets").joinpath("cogscale.md").read_text(encoding="utf-8")
-    return template.format(built=", ".join(f"`{c}`" for c in configs), tasks="\n".join(tasks), presets=_presets_table())
+    body = template.format(built=", ".join(f"`{c}`" for c in configs), tasks="\n".join(tasks), presets=_presets_table())
+    return body + "\n" + reader_sections(
+        target="cogscale", instance="The first training row of `simple_copy-small` (one-hot steps, lists cut):\n\n"
+        + instance_block(next(split_tables("simple_copy", "small", 0, "train")).slice(0, 1).to_pylist()[0]),
+        supported="The 14 CogScale tasks ([arXiv:2605.19758](https://arxiv.org/abs/2605.19758)), scored by "
+        "`rote/cogscale_score`: the CogScale tab of the "
+        "[rote-hf leaderboard](https://huggingface.co/spaces/rote/leaderboard) and the `cogscale` rows of `rote/results`.",
+        uses="Train sequence models at a parameter budget on each task and difficulty and compare with the "
+        "paper's grid (our reproduction rows are in `rote/results`); probe memory, copying, counting and "
+        "forecasting separately.",
+        limitations="See the known quirks above: several tasks have shortcuts or error floors, and the "
+        "forecasting splits overlap in their inputs. Scores of different categories (error rate vs MSE) are "
+        "not comparable.",
+    )

@@ -31,6 +31,7 @@ from rote_hf.mdl.spectrum import Spectrum
 from rote_hf.mdl.strata import LLM_K_NEXT, LLM_N_SHOWN, LLM_STRATA, format_summary, summarize_regimes
 from rote_hf.mdl.strata import stratum as classify
 from rote_hf.mdl.sweep import MdlSweepConfig, iter_sweep
+from rote_hf.mirror.cards import instance_block, reader_sections
 from rote_hf.mirror.repo import BuiltRepo, refuse_config, write_dataset_repo
 
 REPO = "oeis-mdl"
@@ -355,13 +356,26 @@ def build(
         root,
         REPO,
         _datasets(classical, controls, oeis, llm),
-        _card(classical, controls, oeis, llm, facts),
+        _card(classical, controls, oeis, llm, facts) + "\n" + reader_sections(
+            target=REPO, instance="One row of `llm-eval`:\n\n" + instance_block(llm[0]),
+            supported="The OEIS-LLM evaluation of Ganeshan (2026): language models give the next terms of "
+            "`llm-eval`'s sequences, scored by `rote/confabulation` per MDL stratum on the OEIS-LLM tab of the "
+            "[rote-hf leaderboard](https://huggingface.co/spaces/rote/leaderboard) (rows `suite = mdl` of "
+            "`rote/results`).",
+            uses="Stratify integer-sequence benchmarks by description-length difficulty; study how an MDL "
+            "learner's revisions track deceptive prefixes (`controls`); query an LLM on the frozen `llm-eval` "
+            "sample and compare with the published rows.",
+            limitations="Offline builds use a generated sample in the OEIS `stripped` format, not the OEIS "
+            "itself (see the provenance section); the MDL learner is bounded (order <= 6, degree <= 4), so "
+            "`no-fit` means no fit within those bounds, not that no recurrence exists.",
+        ),
         default_config="classical",
         card_meta={
             "license": "cc-by-sa-4.0",
             "pretty_name": "OEIS MDL difficulty",
-            "tags": ["integer-sequences", "mdl", "oeis", "holonomic"],
+            "tags": ["integer-sequences", "mdl", "oeis", "holonomic", "non-linguistic"],
             "task_categories": ["text-generation"],
+            "task_ids": ["language-modeling"],
             "source_datasets": ["extended"],
         },
     )

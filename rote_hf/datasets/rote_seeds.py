@@ -11,6 +11,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rote_hf.mirror.cards import instance_block, reader_sections
 from rote_hf.mirror.repo import BuiltRepo, refuse_config, write_dataset_repo
 from rote_hf.symbolic import (
     ambiguity_rate,
@@ -166,6 +167,18 @@ def build(root: Path, *, progress: bool = True, config: str | None = None) -> Bu
         for split in ("train", "validation", "test")
     }
     card = resources.files("rote_hf.datasets").joinpath("rote_seeds.md").read_text(encoding="utf-8")
+    card += "\n" + reader_sections(
+        target=REPO, instance="One row of `paper`:\n\n" + instance_block(paper[0]),
+        supported="Training data of the ROTE protocol (next-symbol prediction, then a closed-loop rollout "
+        "scored by exact match, DL and JW distance): the ROTE tab of the "
+        "[rote-hf leaderboard](https://huggingface.co/spaces/rote/leaderboard) and the `rote` rows of "
+        "`rote/results`.",
+        uses="Reproduce the ROTE paper's Table 2 and Table 3 (`paper`, `windows`); train any sequence model "
+        "as a finite-context predictor and compare its exact-rollout rate with the papers' (`grid` adds "
+        "fresh seeds of the same complexities).",
+        limitations="Synthetic periodic strings: exact memorisation of a seed says nothing about "
+        "generalisation to other strings. 44 paper seeds, 2 per (n, c) cell, so per-cell rates are coarse.",
+    )
     return write_dataset_repo(
         root,
         REPO,
@@ -177,7 +190,8 @@ def build(root: Path, *, progress: bool = True, config: str | None = None) -> Bu
             "license": "mit",
             "pretty_name": "ROTE seeds",
             "task_categories": ["text-generation"],
-            "tags": ["rote", "lzw", "memorization", "symbolic-sequences", "synthetic"],
+            "task_ids": ["language-modeling"],
+            "tags": ["rote", "lzw", "memorization", "symbolic-sequences", "synthetic", "non-linguistic"],
             "size_categories": ["n<1K"],
             "source_datasets": ["original"],
         },

@@ -1,24 +1,26 @@
-"""``rote-hf publish``: assemble every hub repo of the org in the local mirror, validate, upload.
+"""``rote-hf publish``: assemble every hub repo of an org in the local mirror and validate it.
 
-Repos (each a folder ``<root>/rote/<name>/``, uploaded as it is):
+Repos (each a folder ``<root>/<org>/<name>/``, uploaded as it is by :mod:`rote_hf.hub.push`), in
+upload order (:data:`UPLOAD_ORDER`: what a repo's card or code names is uploaded before it):
 
-- the datasets of every build target in :data:`rote_hf.hub.targets.BUILD_TARGETS` except
-  ``metrics`` (``rote-seeds``, ``cogscale``, and the MDL dataset when its target exists);
-- the five metric Spaces (target ``metrics``: evaluate module + card + ``app.py``);
-- the leaderboard Space ``leaderboard`` (the files of ``space/`` plus the ``rote_hf`` modules
-  they import: :mod:`rote_hf.hub.space_repo`);
-- the results dataset ``results``: our runs (config ``ours``, from the results store) and the
-  papers' published rows (config ``paper``), one Parquet file each, same schema as the store.
+1. the datasets of every build target in :data:`rote_hf.hub.targets.BUILD_TARGETS` except
+   ``metrics`` (``rote-seeds``, ``cogscale``, ``oeis-mdl``);
+2. the results dataset ``results``: our runs (config ``ours``: the shipped rows and the store
+   given with ``--results``) and the papers' published rows (config ``paper``):
+   :mod:`rote_hf.hub.results_repo`;
+3. the five metric Spaces (target ``metrics``: evaluate module + card + ``app.py``);
+4. the leaderboard Space ``leaderboard`` (the files of ``space/`` plus the ``rote_hf`` modules
+   they import: :mod:`rote_hf.hub.space_repo`), whose variables name the results repo.
 
-A dataset or metric repo already in the mirror is reused unless ``rebuild`` (building CogScale's
-configs takes minutes); the leaderboard Space and the results dataset are always rewritten.
-Each repo is checked offline (:func:`check_repo`): huggingface_hub's own card parsing
-(``RepoCard``, ``DatasetCardData``/``SpaceCardData``, repo id rules) beside our checks of the
-metadata against the folder's files, and, for Spaces, that ``requirements.txt`` installs from
-public packages and covers what the code imports (:mod:`rote_hf.hub.requirements`). What only
-the Hub can check (its YAML schema endpoint, the Space build, the dataset viewer) is listed by
-:data:`HUB_ONLY_CHECKS`. The dry run stops there; ``push`` checks again, then uploads each
-folder with ``HfApi.upload_folder`` (token from ``$HF_TOKEN`` or the stored login).
+Every repo is built for the default org under ``<root>/rote/`` and rendered for ``org`` under
+``<root>/<org>/`` (:mod:`rote_hf.hub.org`). A dataset or metric repo already in the mirror is
+reused unless ``rebuild`` (building CogScale's configs takes minutes); the leaderboard Space and
+the results dataset are always rewritten. Each repo is checked offline (:func:`check_repo`):
+huggingface_hub's own card classes (``DatasetCard``/``SpaceCard`` with their typed
+``DatasetCardData``/``SpaceCardData``, repo id rules) beside our checks of the metadata against
+the folder's files, and, for Spaces, that ``requirements.txt`` installs from public packages and
+covers what the code imports (:mod:`rote_hf.hub.requirements`). What only the Hub can check (its
+YAML schema endpoint, the Space build, the dataset viewer) is listed by :data:`HUB_ONLY_CHECKS`.
 """
 
 from __future__ import annotations
@@ -29,35 +31,39 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rote_hf.hub.metric_repos import METRIC_REPOS
+from rote_hf.hub.org import DEFAULT_ORG, check_org, render_repo
 from rote_hf.hub.requirements import check_requirements
+from rote_hf.hub.results_repo import RESULTS, build_results_repo
 from rote_hf.hub.space_repo import LEADERBOARD, build_leaderboard_space
 from rote_hf.hub.targets import BUILD_TARGETS, build
-from rote_hf.leaderboard.source import RESULTS_REPO_ENV
-from rote_hf.mirror.repo import BuiltRepo, repo_dir, write_dataset_repo
-from rote_hf.results import ResultStore
-from rote_hf.results.schema import arrow_schema
-from rote_hf.results.shipped import SHIPPED_CONFIGS, shipped_table
+from rote_hf.mirror.cards import NON_LINGUISTIC
+from rote_hf.mirror.repo import repo_dir
 
-RESULTS = "results"
 SPACE_SDKS = ("gradio", "streamlit", "docker", "static")
 REPO_TYPES = ("dataset", "space")
+READER_SECTIONS = ("## Example instance", "## Supported tasks and leaderboards", "## Uses", "## Limitations")
+"""Sections every dataset card has for Hub readers (besides usage first and a citation)."""
+UPLOAD_ORDER = ("datasets", "results", "metric Spaces", "leaderboard")
+"""The groups of repos in the order they are uploaded (see the module docstring)."""
 
 
 @dataclass(frozen=True)
 class HubRepo:
-    """One repo of the org: its name, hub type and mirror folder."""
+    """One repo of the org: its name, hub type, mirror folder and org."""
 
     name: str
     repo_type: str
     path: Path
+    org: str = DEFAULT_ORG
 
     def __post_init__(self) -> None:
         if self.repo_type not in REPO_TYPES:
             raise ValueError(f"repo_type must be one of {REPO_TYPES}, got {self.repo_type!r}")
 
-
-class PushError(RuntimeError):
-    """Uploading a repo failed (offline, no token, refused); the message is one line."""
+    @property
+    def repo_id(self) -> str:
+        """``<org>/<name>``."""
+        return f"{self.org}/{self.name}"
 
 
 # -- assembling ---------------------------------------------------------------------------------------
@@ -69,120 +75,24 @@ def _target_repos(target: str) -> list[str]:
     return [target]
 
 
-RESULTS_CONFIGS = {
-    "ours": "our runs, from the results store (`rote_hf.results.ResultStore`)",
-    "paper": "the published numbers of the three papers (`source = paper`, one row per table cell or "
-             "released run), shipped with the package",
-}
-
-RESULTS_CARD = """# rote-hf results
-
-Result rows of the rote-hf leaderboard: one row per training run (ROTE, CogScale) or per
-model x MDL stratum (LLM query), in the schema of `rote_hf.results` (identity, task and model
-settings, metrics as JSON text, cost, provenance).
-
-{configs}
-
-Every row carries its provenance: `source`, `package_version`, `git_commit`,
-`dataset_fingerprint`, `config_hash`, `timestamp` and `verified` (submissions made through the
-leaderboard are stored with `verified = false`).
-
-```python
-from datasets import load_dataset
-{examples}
-```
-
-The leaderboard Space reads this repo when `ROTE_RESULTS_REPO=<org>/results` is set.
-
-## Licences of the published rows
-
-The `paper` rows redistribute published results under their authors' licences, whose notices
-are kept here:
-
-- ROTE (nla-group/slearn and nla-group/rote archives): MIT License, Copyright (c) 2021 Numerical Linear Algebra Group, The University of Manchester.
-- CogScale (Naowak/CogScale `baseline/results`): MIT License, Copyright (c) 2025 Yannis Bendi-Ouis.
-- MDL LLM evaluation (sabilashang/where-induction-runs-out `results/llm_eval.csv`): the
-  authors' released per-row results, cited below.
-
-Our own rows are MIT, like rote-hf.
-
-## Citation
-
-```bibtex
-@inproceedings{{cahuantzi2023comparison,
-  title     = {{A Comparison of {{LSTM}} and {{GRU}} Networks for Learning Symbolic Sequences}},
-  author    = {{Cahuantzi, Roberto and Chen, Xinye and G{{\"u}}ttel, Stefan}},
-  booktitle = {{Intelligent Computing (SAI 2023)}},
-  series    = {{Lecture Notes in Networks and Systems}},
-  volume    = {{739}},
-  publisher = {{Springer}},
-  year      = {{2023}},
-  doi       = {{10.1007/978-3-031-37963-5_53}}
-}}
-
-@misc{{bendiouis2026cogscale,
-  title         = {{{{CogScale}}: Scalable Benchmark for Sequence Processing}},
-  author        = {{Bendi-Ouis, Yannis and de Coudenhove, Romain and Hinaut, Xavier}},
-  year          = {{2026}},
-  eprint        = {{2605.19758}},
-  archivePrefix = {{arXiv}},
-  url           = {{https://github.com/Naowak/CogScale}}
-}}
-
-@misc{{ganeshan2026induction,
-  title  = {{Where Induction Runs Out: Description-Length Difficulty and the Memorisation Gap
-            in Integer-Sequence Benchmarks}},
-  author = {{Ganeshan, Sabilashan}},
-  year   = {{2026}},
-  note   = {{Code and data: https://github.com/sabilashang/where-induction-runs-out}}
-}}
-```
-"""
-"""Card of ``rote/results``; ``{configs}`` and ``{examples}`` list only the configs built."""
+def upload_group(name: str) -> int:
+    """Index in :data:`UPLOAD_ORDER` of repo ``name``'s group."""
+    if name == RESULTS:
+        return 1
+    if name in METRIC_REPOS:
+        return 2
+    if name == LEADERBOARD:
+        return 3
+    return 0
 
 
-def results_card(configs: list[str]) -> str:
-    """The card body of ``rote/results`` documenting exactly ``configs``."""
-    unknown = sorted(set(configs) - set(RESULTS_CONFIGS))
-    if unknown:
-        raise ValueError(f"configs must be among {sorted(RESULTS_CONFIGS)}, got {unknown}")
-    listed = "\n".join(f"- config `{c}`: {RESULTS_CONFIGS[c]}." for c in configs)
-    examples = "\n".join(f'{c} = load_dataset("rote/results", "{c}", split="train")' for c in configs)
-    return RESULTS_CARD.format(configs=listed, examples=examples)
-
-
-def build_results_repo(root: Path, results: str | os.PathLike | None) -> BuiltRepo:
-    """``<root>/rote/results/``: configs ``ours`` (the shipped reproduction rows + the store at
-    ``results``, if any rows) and ``paper``."""
-    import datasets
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    from datasets.table import InMemoryTable
-
-    from rote_hf.results.published import paper_rows  # lazy: imports numpy
-
-    schema = arrow_schema()
-    configs: dict[str, dict[str, datasets.Dataset]] = {}
-    # our rows: the shipped reproduction rows (rote_hf.results.shipped), then the store's other runs
-    ours = pa.concat_tables([shipped_table(name) for name in SHIPPED_CONFIGS])
-    if results is not None and Path(results).is_dir():
-        store = ResultStore(results).table()
-        shipped_ids = pa.array(ours.column("run_id").to_pylist(), pa.string())
-        ours = pa.concat_tables([ours, store.filter(pc.invert(pc.is_in(store.column("run_id"), shipped_ids)))])
-    if ours.num_rows:
-        configs["ours"] = {"train": datasets.Dataset(InMemoryTable(ours))}
-    paper = pa.Table.from_pylist([r.to_record() for r in paper_rows()], schema=schema)
-    configs["paper"] = {"train": datasets.Dataset(InMemoryTable(paper))}
-    return write_dataset_repo(
-        root, RESULTS, configs, results_card(list(configs)), default_config="ours" if "ours" in configs else "paper",
-        card_meta={"license": "mit", "pretty_name": "rote-hf results",
-                   "tags": ["rote", "cogscale", "mdl", "leaderboard", "results"], "source_datasets": ["extended"]},
-    )
-
-
-def assemble(root: str | os.PathLike, *, results: str | os.PathLike | None = "results", rebuild: bool = False,
-             progress: bool = False) -> list[HubRepo]:
-    """Write every repo of the org into the mirror at ``root``; returns them (validated later)."""
+def assemble(root: str | os.PathLike, *, results: str | os.PathLike | None, org: str = DEFAULT_ORG,
+             include_failed: bool = False, rebuild: bool = False, progress: bool = False) -> list[HubRepo]:
+    """Write every repo into the mirror at ``root`` for ``org``; returns them in upload order
+    (validated later). ``results``: the store whose rows join config ``ours`` (``None``: only
+    the shipped rows); refused when it holds failed or unverified rows, unless ``include_failed``
+    (:func:`rote_hf.hub.results_repo.store_rows`)."""
+    check_org(org)
     root = Path(root)
     names: list[str] = []
     for target in BUILD_TARGETS.names():
@@ -191,10 +101,12 @@ def assemble(root: str | os.PathLike, *, results: str | os.PathLike | None = "re
             built = build(target, root, progress=progress)
             expected = [b.path.name for b in built]
         names.extend(expected)
+    build_results_repo(root, results, include_failed=include_failed)
     build_leaderboard_space(root)
-    build_results_repo(root, results)
-    names += [LEADERBOARD, RESULTS]
-    return [HubRepo(name=n, repo_type=repo_type_of(repo_dir(root, n)), path=repo_dir(root, n)) for n in names]
+    names += [RESULTS, LEADERBOARD]
+    names.sort(key=upload_group)  # stable: the targets' order within a group
+    paths = {n: render_repo(root, n, org) for n in names}
+    return [HubRepo(name=n, repo_type=repo_type_of(paths[n]), path=paths[n], org=org) for n in names]
 
 
 # -- validating ---------------------------------------------------------------------------------------
@@ -216,8 +128,10 @@ HUB_ONLY_CHECKS: tuple[str, ...] = (
 
 OFFLINE_CHECKS: tuple[str, ...] = (
     "huggingface_hub: RepoCard front matter parses; DatasetCardData/SpaceCardData typed metadata; repo id rules",
-    "rote-hf: configs and data files, dataset_info, size_categories, citation; Space title, sdk, "
-    "sdk_version = installed gradio, python_version, app_file; requirements install from public packages",
+    "rote-hf: configs and data files, dataset_info with sizes, size_categories, language, task_categories, "
+    "usage first, reader sections, licence (license_name/link for 'other'), citations (rote-hf's too); Space title, "
+    "sdk, sdk_version = installed gradio, python_version, app_file, datasets of the same org; requirements "
+    "install from public packages",
 )
 """What :func:`check_repo` runs offline, one line each (printed by ``rote-hf publish``)."""
 
@@ -228,7 +142,7 @@ def validate_repo(repo: HubRepo):
     """Run huggingface_hub's offline card checks and ours on ``repo``; returns the card.
 
     huggingface_hub: the card loads with its class (``DatasetCard``/``SpaceCard``: the YAML
-    front matter parses into ``DatasetCardData``/``SpaceCardData``), and ``rote/<name>`` obeys
+    front matter parses into ``DatasetCardData``/``SpaceCardData``), and ``<org>/<name>`` obeys
     its repo id rules (``validate_repo_id``). Ours, dataset: ``configs`` present, every
     ``data_files`` path matches a file, ``dataset_info`` names only known configs,
     ``size_categories`` set, a BibTeX citation in the body. Space: ``title``, a known ``sdk``,
@@ -241,17 +155,17 @@ def validate_repo(repo: HubRepo):
 
     readme = repo.path / "README.md"
     if not readme.is_file():
-        raise ValueError(f"rote/{repo.name}: README.md (the card) is missing in {repo.path}")
+        raise ValueError(f"{repo.repo_id}: README.md (the card) is missing in {repo.path}")
     try:
-        validate_repo_id(f"rote/{repo.name}")
+        validate_repo_id(repo.repo_id)
     except HFValidationError as exc:
-        raise ValueError(f"rote/{repo.name}: not a valid repo id: {exc}") from None
+        raise ValueError(f"{repo.repo_id}: not a valid repo id: {exc}") from None
     if repo.repo_type == "dataset":
         card = DatasetCard.load(readme)
         meta = card.data.to_dict()
         configs = meta.get("configs") or []
         if not configs:
-            raise ValueError(f"rote/{repo.name}: dataset card has no 'configs' metadata")
+            raise ValueError(f"{repo.repo_id}: dataset card has no 'configs' metadata")
         names = set()
         for cfg in configs:
             names.add(cfg.get("config_name"))
@@ -261,32 +175,61 @@ def validate_repo(repo: HubRepo):
                 paths = entry.get("path") if isinstance(entry, dict) else entry
                 for pattern in paths if isinstance(paths, list) else [paths]:
                     if not list(repo.path.glob(pattern)):
-                        raise ValueError(f"rote/{repo.name}: config {cfg.get('config_name')!r} data file {pattern!r} matches no file")
+                        raise ValueError(f"{repo.repo_id}: config {cfg.get('config_name')!r} data file {pattern!r} matches no file")
         infos = meta.get("dataset_info") or []
         for info in infos if isinstance(infos, list) else [infos]:
             if info.get("config_name", "default") not in names:
-                raise ValueError(f"rote/{repo.name}: dataset_info names unknown config {info.get('config_name')!r}")
+                raise ValueError(f"{repo.repo_id}: dataset_info names unknown config {info.get('config_name')!r}")
         if not meta.get("size_categories"):
-            raise ValueError(f"rote/{repo.name}: dataset card needs 'size_categories'")
+            raise ValueError(f"{repo.repo_id}: dataset card needs 'size_categories'")
         if "```bibtex" not in card.text:
-            raise ValueError(f"rote/{repo.name}: dataset card needs a BibTeX citation (a ```bibtex block)")
+            raise ValueError(f"{repo.repo_id}: dataset card needs a BibTeX citation (a ```bibtex block)")
+        for info in infos if isinstance(infos, list) else [infos]:
+            if "dataset_size" not in info or "download_size" not in info:
+                raise ValueError(f"{repo.repo_id}: dataset_info of config {info.get('config_name')!r} needs "
+                                 "download_size and dataset_size")
+        if not meta.get("language") and NON_LINGUISTIC not in card.text:
+            raise ValueError(f"{repo.repo_id}: dataset card needs 'language' or the statement that the data is "
+                             "not natural language")
+        if not meta.get("task_categories"):
+            raise ValueError(f"{repo.repo_id}: dataset card needs 'task_categories'")
+        missing = [s for s in READER_SECTIONS if s not in card.text]
+        if missing:
+            raise ValueError(f"{repo.repo_id}: dataset card needs the sections {missing}")
+        usage = re.search(r"```python\n(.*?)```", card.text, flags=re.S)
+        if not usage or f'load_dataset("{repo.repo_id}"' not in usage.group(1):
+            raise ValueError(f"{repo.repo_id}: the card's first Python block must load it: "
+                             f'load_dataset("{repo.repo_id}", ...)')
     else:
         card = SpaceCard.load(readme)
         meta = card.data.to_dict()
         if not meta.get("title"):
-            raise ValueError(f"rote/{repo.name}: Space card needs a 'title'")
+            raise ValueError(f"{repo.repo_id}: Space card needs a 'title'")
         if meta.get("sdk") not in SPACE_SDKS:
-            raise ValueError(f"rote/{repo.name}: Space sdk must be one of {SPACE_SDKS}, got {meta.get('sdk')!r}")
+            raise ValueError(f"{repo.repo_id}: Space sdk must be one of {SPACE_SDKS}, got {meta.get('sdk')!r}")
         if meta["sdk"] == "gradio" and str(meta.get("sdk_version")) != gradio.__version__:
-            raise ValueError(f"rote/{repo.name}: sdk_version must be the installed gradio {gradio.__version__}, "
+            raise ValueError(f"{repo.repo_id}: sdk_version must be the installed gradio {gradio.__version__}, "
                              f"got {meta.get('sdk_version')!r}")
         version = str(meta.get("python_version") or "")
         if not re.fullmatch(r"3\.\d+(\.\d+)?", version) or tuple(map(int, version.split(".")[:2])) < MIN_PYTHON:
-            raise ValueError(f"rote/{repo.name}: Space card needs python_version >= 3.11 "
+            raise ValueError(f"{repo.repo_id}: Space card needs python_version >= 3.11 "
                              f"(the Hub defaults to 3.10), got {version or None!r}")
         app = meta.get("app_file") or "app.py"
         if not (repo.path / app).is_file():
-            raise ValueError(f"rote/{repo.name}: app_file {app!r} is not in the repo")
+            raise ValueError(f"{repo.repo_id}: app_file {app!r} is not in the repo")
+        foreign = [d for d in meta.get("datasets") or [] if not str(d).startswith(f"{repo.org}/")]
+        if foreign:
+            raise ValueError(f"{repo.repo_id}: Space YAML 'datasets' names repos of another org: {foreign}")
+    if meta.get("license") == "other":
+        if not meta.get("license_name") or not meta.get("license_link"):
+            raise ValueError(f"{repo.repo_id}: 'license: other' needs license_name and license_link")
+        link = str(meta["license_link"])
+        if "://" not in link and not (repo.path / link).is_file():
+            raise ValueError(f"{repo.repo_id}: license_link {link!r} is not a file of the repo")
+    elif not meta.get("license"):
+        raise ValueError(f"{repo.repo_id}: the card needs a 'license'")
+    if "@software{rote_hf" not in card.text:
+        raise ValueError(f"{repo.repo_id}: the card needs the citation of rote-hf (@software{{rote_hf, ...}})")
     return card
 
 
@@ -297,41 +240,5 @@ def check_repo(repo: HubRepo) -> list[str]:
     lines = [f"card ok ({type(card).__name__})"]
     if repo.repo_type == "space":
         forbid = ("torch", "transformers") if repo.name in METRIC_REPOS else ("torch",)
-        lines.append(check_requirements(repo.path, forbid=forbid).summary())
+        lines.append(check_requirements(repo.path, forbid=forbid, label=repo.repo_id).summary())
     return lines
-
-
-# -- pushing ------------------------------------------------------------------------------------------
-
-_ORG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}$")
-
-
-def push(repos: list[HubRepo], org: str, *, token: str | None = None) -> list[str]:
-    """Create (if needed) and upload each repo as ``<org>/<name>``; returns the repo ids.
-
-    The leaderboard Space gets the variable ``ROTE_RESULTS_REPO=<org>/results`` so that it reads
-    the pushed results. Every repo is checked first (:func:`check_repo`; ``ValueError``, nothing
-    uploaded). Any upload failure raises :class:`PushError` with one line naming the repo.
-    """
-    from huggingface_hub import HfApi
-
-    if not isinstance(org, str) or not _ORG.match(org):
-        raise ValueError(f"org must be a hub user or organisation name (letters, digits, '-', '_', '.'), got {org!r}")
-    for repo in repos:  # refuse before the first upload: a Space that cannot install is not pushed
-        check_repo(repo)
-    api = HfApi(token=token or os.environ.get("HF_TOKEN") or None)
-    done = []
-    for repo in repos:
-        repo_id = f"{org}/{repo.name}"
-        try:
-            api.create_repo(repo_id, repo_type=repo.repo_type, exist_ok=True,
-                            space_sdk="gradio" if repo.repo_type == "space" else None)
-            api.upload_folder(folder_path=str(repo.path), repo_id=repo_id, repo_type=repo.repo_type,
-                              commit_message=f"rote-hf publish: {repo.name}")
-            if repo.name == LEADERBOARD:
-                api.add_space_variable(repo_id, RESULTS_REPO_ENV, f"{org}/{RESULTS}")
-        except Exception as exc:  # noqa: BLE001 -- offline, auth, HTTP: one clear line for the user
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-            raise PushError(f"push of {repo.repo_type} {repo_id} failed: {type(exc).__name__}: {first}") from None
-        done.append(repo_id)
-    return done

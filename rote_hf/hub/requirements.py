@@ -102,12 +102,13 @@ def _imports(path: Path) -> list[tuple[str, bool]]:
     return out
 
 
-def check_requirements(folder: Path, *, forbid: tuple[str, ...] = ()) -> RequirementsReport:
-    """Check ``folder/requirements.txt`` against the folder's Python files; see the module docstring."""
+def check_requirements(folder: Path, *, forbid: tuple[str, ...] = (), label: str | None = None) -> RequirementsReport:
+    """Check ``folder/requirements.txt`` against the folder's Python files; see the module docstring.
+    ``label`` names the repo in messages (default ``rote/<folder name>``)."""
     from packaging.requirements import InvalidRequirement, Requirement
 
     folder = Path(folder)
-    label = f"rote/{folder.name}"
+    label = label or f"rote/{folder.name}"
     path = folder / "requirements.txt"
     if not path.is_file():
         raise ValueError(f"{label}: requirements.txt is missing")

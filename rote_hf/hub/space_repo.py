@@ -21,7 +21,7 @@ from rote_hf.mirror.repo import BuiltRepo, repo_dir, staged_repo
 import rote_hf
 
 LEADERBOARD = "leaderboard"
-SPACE_FILES = ("app.py", "llm_tab.py", "README.md", "requirements.txt")
+SPACE_FILES = ("app.py", "llm_tab.py", "README.md", "LICENSE.md", "requirements.txt")
 """Files of ``space/`` that form the leaderboard Space."""
 PACKAGE = "rote_hf"
 _DATA_SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.py", ".*", "_bundled")

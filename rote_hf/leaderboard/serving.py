@@ -11,8 +11,11 @@ changed:
   read is named in a notice once per version of the folder, never re-read per request. Run
   files read one by one are also written back as a compacted copy (:mod:`rote_hf.results.compact`),
   so that the next start reads a few files instead of one per run;
-- a results repo (``$ROTE_RESULTS_REPO``) is read again every ``repo_every_s`` seconds; if it
-  cannot be reached, the service starts without it and says so in a notice.
+- a results repo (``$ROTE_RESULTS_REPO``) is checked every ``repo_every_s`` seconds, never per
+  request, and its rows are read again only when its revision changed
+  (:func:`rote_hf.leaderboard.source.repo_revision`); the rows bundled with the package are
+  dropped unread from it (they are shown once). If it cannot be reached, the service starts
+  without it (or keeps the rows read before) and says so in a notice.
 
 :meth:`BoardService.snapshot` returns the current :class:`Snapshot`, and :meth:`Snapshot.memo`
 computes a board (or anything derived from the rows) once per snapshot: a request only filters
@@ -34,7 +37,8 @@ from typing import Any, Callable, Hashable
 from rote_hf.boards.tables import filter_choices
 from rote_hf.leaderboard.reproduction import reproduction_configs
 from rote_hf.leaderboard.source import (
-    RESULTS_REPO_ENV, merge_rows, paper_frame, read_files, read_stored, repo_files, shown_rows, store_files,
+    REPO_NOTICE, RESULTS_CONFIG, RESULTS_REPO_ENV, bundled_run_ids, merge_rows, paper_frame, read_files, read_stored,
+    repo_revision, shown_rows, store_files,
 )
 from rote_hf.results import ResultStore
 from rote_hf.results.compact import read_compacted, run_stats, write_part
@@ -118,7 +122,10 @@ class BoardService:
         self._store_mtime: int | None = None
         self._repo_part = _StoredPart(None, [])
         self._repo_read_at: float | None = None
+        self._repo_revision: str | None = None
         self._snapshot: Snapshot | None = None
+        #: Times the results repo's revision was checked (on its schedule), and its rows read.
+        self.repo_checks = self.repo_reads = 0
         #: Store files read so far (each new file once; all again after a file changed or went away).
         self.files_read = 0
 
@@ -169,14 +176,28 @@ class BoardService:
                     LOG.warning("results store %s: not compacted (%s)", self.results, exc)
         self._files = {name: stats[name] for name in [*known, *new]}
 
-    def _read_repo(self) -> None:
-        try:
-            frame, notices = read_stored(repo_files(self.repo))
-        except Exception as exc:  # noqa: BLE001 -- an unreachable repo must not stop the Space
-            frame, notices = None, [f"results repo {self.repo}: not read ({type(exc).__name__}: "
-                                    f"{' '.join(str(exc).split())[:200]}); showing the bundled rows"]
-        self._repo_part = _StoredPart(frame, notices)
+    def _read_repo(self) -> bool:
+        """Check the repo's revision and read its rows if it changed; whether the rows changed."""
         self._repo_read_at = self._clock()
+        self.repo_checks += 1
+        try:
+            folder, revision = repo_revision(self.repo)
+            if revision == self._repo_revision:
+                return False
+            files = sorted((folder / "data" / RESULTS_CONFIG).glob("*.parquet"))
+            frame, notices = read_stored(files, skip=bundled_run_ids(self._paper))
+        except Exception as exc:  # noqa: BLE001 -- an unreachable repo must not stop the Space
+            kept = self._repo_part.frame
+            note = (f"{REPO_NOTICE}{self.repo}: not read ({type(exc).__name__}: {' '.join(str(exc).split())[:200]}); "
+                    + ("showing the rows read before" if kept is not None else "showing the bundled rows"))
+            if self._repo_part.notices == [note]:
+                return False
+            self._repo_part = _StoredPart(kept, [note])
+            return True
+        self._repo_revision = revision
+        self._repo_part = _StoredPart(frame, notices)
+        self.repo_reads += 1
+        return True
 
     def snapshot(self) -> Snapshot:
         """The current rows and their memo; re-read only what changed since the last call. While
@@ -204,10 +225,8 @@ class BoardService:
         if changed or recent:
             self._read_store()
             self._store_mtime = store_version
-        repo_read = self._repo_due()
-        if repo_read:
-            self._read_repo()
-        if self._snapshot is not None and not repo_read and before == (self._files, len(self._parts)):
+        repo_changed = self._repo_due() and self._read_repo()
+        if self._snapshot is not None and not repo_changed and before == (self._files, len(self._parts)):
             return self._snapshot
         parts = [*self._parts, self._repo_part]
         frame, claimed = merge_rows([p.frame for p in parts if p.frame is not None], self._paper)

@@ -5,18 +5,22 @@
 - A local results store (``--results DIR``, default ``./results``; may not exist yet).
 - When the environment variable :data:`RESULTS_REPO_ENV` is set: a results dataset repo as
   published by ``rote-hf publish`` (``data/ours/*.parquet``), given as a hub id
-  (``org/results``, fetched once with ``huggingface_hub.snapshot_download``) or as a local
-  folder (e.g. the mirror's ``rote/results``).
+  (``org/results``, its current revision fetched with ``huggingface_hub.snapshot_download``) or
+  as a local folder (e.g. the mirror's ``rote/results``): :func:`repo_revision`.
 
-Rows with the same run id are kept once (local store first). Every row read from a store or a
-repo must meet the row schema (:mod:`rote_hf.leaderboard.validate`); one that does not (or a
-file that cannot be read, or a row claiming ``source="paper"``, which only the shipped published
-rows may) is skipped and named in a notice (:func:`load_board_rows`), never raised.
+Rows with the same run id are kept once (local store first). The repo holds our shipped rows too
+(``rote-hf publish`` uploads them): a stored row whose run id is one of the rows bundled with the
+package is the same run and is dropped silently, before it is decoded or validated
+(:func:`bundled_run_ids`), so the bundled copy is shown once. Every other row read from a store
+or a repo must meet the row schema (:mod:`rote_hf.leaderboard.validate`); one that does not (or a
+file that cannot be read, or a row claiming ``source="paper"`` or a published run id, which only
+the shipped published rows may) is skipped and named in a notice (:func:`load_board_rows`),
+never raised.
 """
 
 from __future__ import annotations
 
-import functools
+import hashlib
 import os
 from pathlib import Path
 
@@ -29,19 +33,39 @@ RESULTS_REPO_ENV = "ROTE_RESULTS_REPO"
 RESULTS_CONFIG = "ours"
 
 
-@functools.lru_cache(maxsize=4)
-def _snapshot(repo_id: str) -> str:
+REPO_NOTICE = "results repo "
+"""How a notice about the results repo itself (not one of its rows) begins."""
+
+
+def repo_revision(repo: str) -> tuple[Path, str]:
+    """``(local folder, revision)`` of results repo ``repo``.
+
+    A folder is its own copy; its revision is a digest of its row files' names, sizes and
+    modification times. A hub id is downloaded (``snapshot_download``: only what changed since
+    the last call, into the cache) and its revision is the commit it resolved to, so a caller
+    reads the rows again only when the repo has a new commit.
+    """
+    if not isinstance(repo, str) or not repo:
+        raise ValueError(f"{RESULTS_REPO_ENV} must be a hub dataset id 'org/name' or a folder, got {repo!r}")
+    path = Path(repo).expanduser()
+    if path.is_dir():
+        files = sorted((path / "data" / RESULTS_CONFIG).glob("*.parquet"))
+        stamp = "".join(f"{f.name}:{f.stat().st_size}:{f.stat().st_mtime_ns}\n" for f in files)
+        return path, "folder-" + hashlib.sha256(stamp.encode()).hexdigest()[:16]
     from huggingface_hub import snapshot_download
 
-    return snapshot_download(repo_id, repo_type="dataset", allow_patterns=[f"data/{RESULTS_CONFIG}/*.parquet"])
+    folder = Path(snapshot_download(repo, repo_type="dataset", allow_patterns=[f"data/{RESULTS_CONFIG}/*.parquet"]))
+    return folder, folder.name  # .../snapshots/<commit>
 
 
 def repo_folder(repo: str) -> Path:
     """A results repo as a local folder: the folder itself, or a hub snapshot of ``repo``."""
-    if not isinstance(repo, str) or not repo:
-        raise ValueError(f"{RESULTS_REPO_ENV} must be a hub dataset id 'org/name' or a folder, got {repo!r}")
-    path = Path(repo).expanduser()
-    return path if path.is_dir() else Path(_snapshot(repo))
+    return repo_revision(repo)[0]
+
+
+def bundled_run_ids(paper) -> set[str]:
+    """Run ids of our rows bundled with the package (``source="ours"`` rows of :func:`paper_frame`)."""
+    return set(paper.loc[paper["source"] == "ours", "run_id"])
 
 
 def read_repo_table(folder: str | os.PathLike):
@@ -92,11 +116,17 @@ def _decode_rows(frame):
     return frame, notices
 
 
-def read_stored(files: list[Path]):
+def read_stored(files: list[Path], skip: set[str] | None = None):
     """Stored rows of ``files`` (a store's or a results repo's Parquet files) that a board may show:
     ``(frame with JSON columns decoded, notices)``; an unreadable file, a row whose JSON does not
-    decode or that does not meet its suite's schema is left out and named in a notice."""
+    decode or that does not meet its suite's schema is left out and named in a notice. Rows whose
+    run id is in ``skip`` (the bundled rows: :func:`bundled_run_ids`) are dropped unread."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     table, notices, _ = read_files(files)
+    if skip:
+        table = table.filter(pc.invert(pc.is_in(table.column("run_id"), pa.array(sorted(skip), pa.string()))))
     frame, more = shown_rows(table)
     return frame, notices + more
 
@@ -123,14 +153,17 @@ def paper_frame(shipped: bool = True):
 def merge_rows(stored: list, paper):
     """``stored`` frames (of :func:`read_stored`, first wins) and the :func:`paper_frame` as one
     frame, deduplicated on ``run_id``: ``(frame, notices)``; neither input is changed. A stored row
-    that claims ``source="paper"`` or a published run id is left out with a notice."""
+    with the run id of one of our bundled rows is that run again: the bundled row is kept, silently.
+    A stored row that claims ``source="paper"`` or a published run id is left out with a notice."""
     import pandas as pd
 
     notices: list[str] = []
     stored = [f for f in stored if len(f)]
     if stored:
         ours = pd.concat(stored, ignore_index=True)
-        claimed = (ours["source"] == "paper") | ours["run_id"].isin(set(paper["run_id"]))
+        ours = ours[~ours["run_id"].isin(bundled_run_ids(paper))]
+        published = set(paper.loc[paper["source"] == "paper", "run_id"])
+        claimed = (ours["source"] == "paper") | ours["run_id"].isin(published)
         notices += [f"{short(rid, 60)}: source 'paper' and paper run ids belong to the published rows shipped with "
                     "the package" for rid in ours.loc[claimed, "run_id"]]
         ours = ours[~claimed].drop_duplicates(subset="run_id", keep="first")
@@ -161,11 +194,13 @@ def load_board_rows(results: str | os.PathLike | None = "results", *, repo: str 
     repo = repo if repo is not None else os.environ.get(RESULTS_REPO_ENV) or None
     notices: list[str] = []
     stored = []
+    paper = paper_frame(shipped)
+    skip = bundled_run_ids(paper)
     for files in ([store_files(results)] if results is not None else []) + ([repo_files(repo)] if repo else []):
-        frame, bad = read_stored(files)
+        frame, bad = read_stored(files, skip)
         stored.append(frame)
         notices += bad
-    frame, claimed = merge_rows(stored, paper_frame(shipped))
+    frame, claimed = merge_rows(stored, paper)
     return frame, notices + claimed
 
 

@@ -25,11 +25,13 @@ if TYPE_CHECKING:  # pragma: no cover
 ORG = "rote"
 
 
-def repo_dir(root: str | os.PathLike, repo: str) -> Path:
-    """The folder of hub repo ``rote/<repo>`` inside the mirror rooted at ``root``."""
+def repo_dir(root: str | os.PathLike, repo: str, *, org: str = ORG) -> Path:
+    """The folder of hub repo ``<org>/<repo>`` (default ``rote/<repo>``) inside the mirror rooted at ``root``."""
     if not repo or "/" in repo or repo.startswith("."):
         raise ValueError(f"repo must be a plain repo name such as 'rote-seeds', got {repo!r}")
-    return Path(root) / ORG / repo
+    if not org or "/" in org or org.startswith("."):
+        raise ValueError(f"org must be a plain hub user or organisation name such as 'rote', got {org!r}")
+    return Path(root) / org / repo
 
 
 @dataclass(frozen=True)
@@ -51,22 +53,35 @@ class BuiltRepo:
         return f"{self.path}  ({'; '.join(parts)})"
 
 
-def parquet_path(config: str, split: str) -> str:
-    """Relative path of a (config, split) Parquet file inside a dataset repo."""
-    return f"data/{config}/{split}-00000-of-00001.parquet"
+MAX_FILE_BYTES = 500 * 2**20
+"""Largest Parquet file a repo holds (the Hub's advice for datasets); a bigger split is sharded."""
+
+
+def parquet_path(config: str, split: str, shard: int = 0, shards: int = 1) -> str:
+    """Relative path of shard ``shard`` of ``shards`` of a (config, split) inside a dataset repo."""
+    if not 0 <= shard < shards:
+        raise ValueError(f"shard must be in 0..{shards - 1}, got {shard!r}")
+    return f"data/{config}/{split}-{shard:05d}-of-{shards:05d}.parquet"
+
+
+def split_pattern(config: str, split: str) -> str:
+    """The ``data_files`` pattern of a (config, split): every shard :func:`parquet_path` names."""
+    return f"data/{config}/{split}-*-of-*.parquet"
 
 
 @dataclass(frozen=True)
 class SplitInfo:
-    """What a card says of one written split: its features, rows and Arrow size in bytes."""
+    """What a card says of one written split: its features, rows, Arrow size in bytes
+    (``dataset_size``) and the bytes of its Parquet files (``download_size``; 0 when unknown)."""
 
     features: "datasets.Features"
     num_examples: int
     num_bytes: int
+    file_bytes: int = 0
 
     @classmethod
-    def of(cls, ds: "datasets.Dataset") -> "SplitInfo":
-        return cls(ds.features, len(ds), ds.data.nbytes)
+    def of(cls, ds: "datasets.Dataset", file_bytes: int = 0) -> "SplitInfo":
+        return cls(ds.features, len(ds), ds.data.nbytes, file_bytes)
 
 
 SIZE_CATEGORIES = ((1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
@@ -93,7 +108,7 @@ def card_yaml(
     meta["configs"] = [
         {
             "config_name": name,
-            "data_files": [{"split": split, "path": parquet_path(name, split)} for split in splits],
+            "data_files": [{"split": split, "path": split_pattern(name, split)} for split in splits],
             **({"default": True} if name == default_config else {}),
         }
         for name, splits in configs.items()
@@ -110,6 +125,9 @@ def card_yaml(
                     {"name": split, "num_bytes": info.num_bytes, "num_examples": info.num_examples}
                     for split, info in splits.items()
                 ],
+                **({"download_size": sum(i.file_bytes for i in splits.values())}
+                   if all(i.file_bytes for i in splits.values()) else {}),
+                "dataset_size": sum(i.num_bytes for i in splits.values()),
             }
         )
     meta["dataset_info"] = infos
@@ -125,28 +143,46 @@ def write_dataset_repo(
     default_config: str | None = None,
     card_meta: Mapping[str, object] | None = None,
     progress: bool = False,
+    extra_files: Mapping[str, str] | None = None,
 ) -> BuiltRepo:
     """Write ``<root>/rote/<repo>/`` atomically: one Parquet file per (config, split) + README.md.
 
     ``configs`` maps config name -> split name -> ``datasets.Dataset``. Identical inputs give
     byte-identical files. ``card_body`` is the Markdown below the YAML front matter.
-    ``progress`` shows one bar over the files written.
+    ``progress`` shows one bar over the files written. ``extra_files`` maps file names to text
+    written beside the card (e.g. a licence file).
     """
     from tqdm.auto import tqdm
 
     check_configs(configs, default_config)
     with staged_repo(root, repo) as staging:
         rows: dict[str, dict[str, int]] = {}
+        sizes: dict[tuple[str, str], int] = {}
         files = [(name, split, ds) for name, splits in configs.items() for split, ds in splits.items()]
         with _quiet_datasets():
             for name, split, ds in tqdm(files, desc=f"rote/{repo}", unit="file", disable=not progress):
-                out = staging / parquet_path(name, split)
-                out.parent.mkdir(parents=True, exist_ok=True)
-                ds.to_parquet(str(out))
+                sizes[name, split] = _write_shards(ds, staging, name, split)
                 rows.setdefault(name, {})[split] = len(ds)
-        infos = {name: {split: SplitInfo.of(ds) for split, ds in splits.items()} for name, splits in configs.items()}
+        infos = {name: {split: SplitInfo.of(ds, sizes[name, split]) for split, ds in splits.items()}
+                 for name, splits in configs.items()}
         write_card(staging, card_yaml(infos, default_config=default_config, extra=card_meta), card_body)
+        for file_name, text in (extra_files or {}).items():
+            (staging / file_name).write_text(text, encoding="utf-8")
     return BuiltRepo(path=repo_dir(root, repo), rows=rows)
+
+
+def _write_shards(ds: "datasets.Dataset", staging: Path, config: str, split: str) -> int:
+    """Write ``ds`` as Parquet shards of at most about :data:`MAX_FILE_BYTES` (by its Arrow size);
+    returns the bytes written."""
+    shards = max(1, -(-ds.data.nbytes // MAX_FILE_BYTES)) if len(ds) else 1
+    total = 0
+    for i in range(shards):
+        out = staging / parquet_path(config, split, i, shards)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        part = ds.shard(shards, i, contiguous=True) if shards > 1 else ds
+        part.to_parquet(str(out))
+        total += out.stat().st_size
+    return total
 
 
 def refuse_config(repo: str, config: str | None) -> None:
@@ -164,10 +200,10 @@ def check_configs(configs: Mapping[str, object], default_config: str | None) -> 
 
 
 @contextmanager
-def staged_repo(root: str | os.PathLike, repo: str) -> Iterator[Path]:
-    """A fresh staging folder beside ``<root>/rote/<repo>``; swapped in when the block succeeds,
+def staged_repo(root: str | os.PathLike, repo: str, *, org: str = ORG) -> Iterator[Path]:
+    """A fresh staging folder beside ``<root>/<org>/<repo>``; swapped in when the block succeeds,
     deleted when it raises, so a build never leaves a half-written repo."""
-    target = repo_dir(root, repo)
+    target = repo_dir(root, repo, org=org)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{repo}.", suffix=".tmp", dir=target.parent))
     staging.chmod(0o755)  # mkdtemp makes it private; a published repo folder is world-readable

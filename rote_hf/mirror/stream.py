@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rote_hf.mirror.repo import BuiltRepo, SplitInfo, card_yaml, check_configs, parquet_path, repo_dir, staged_repo, write_card
+from rote_hf.mirror.repo import (
+    MAX_FILE_BYTES, BuiltRepo, SplitInfo, card_yaml, check_configs, parquet_path, repo_dir, staged_repo, write_card,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import datasets
@@ -33,10 +35,10 @@ class StreamedSplit:
 
 @dataclass(frozen=True)
 class KeptSplit:
-    """An existing Parquet file kept as it is."""
+    """Existing Parquet files (the shards of one split, in order) kept as they are."""
 
     features: "datasets.Features"
-    path: Path
+    paths: tuple[Path, ...]
     num_rows: int
 
 
@@ -50,10 +52,13 @@ def write_streaming_repo(
     card_meta: Mapping[str, object] | None = None,
     on_config: Callable[[str], None] | None = None,
     extra_files: Mapping[str, str] | None = None,
+    max_file_bytes: int = MAX_FILE_BYTES,
 ) -> BuiltRepo:
     """Write ``<root>/rote/<repo>/`` atomically, streaming every split to Parquet.
 
-    Memory is bounded by one batch. ``on_config(name)`` is called after each config (progress).
+    Memory is bounded by one batch. A split is written as shards of at most ``max_file_bytes``
+    on disk (a new shard starts once a batch takes the file past it), named
+    ``<split>-<i>-of-<n>.parquet``; the card names them by pattern. ``on_config(name)`` is called after each config (progress).
     ``extra_files`` maps file names to text written beside the card (e.g. generation parameters).
     """
     import pyarrow.parquet as pq
@@ -65,21 +70,15 @@ def write_streaming_repo(
         for name, splits in configs.items():
             written[name], rows[name] = {}, {}
             for split, source in splits.items():
-                out = staging / parquet_path(name, split)
-                out.parent.mkdir(parents=True, exist_ok=True)
                 if isinstance(source, KeptSplit):
-                    shutil.copyfile(source.path, out)
+                    outs = _keep(source, staging, name, split)
                     n = source.num_rows
                 else:
-                    n = 0
-                    with pq.ParquetWriter(out, source.features.arrow_schema) as writer:
-                        for table in source.batches():
-                            writer.write_table(table)
-                            n += table.num_rows
+                    outs, n = _stream(source, staging, name, split, max_file_bytes)
                 # Parquet's uncompressed size: the same for a kept and a rebuilt file
-                meta = pq.ParquetFile(out).metadata
-                size = sum(meta.row_group(g).total_byte_size for g in range(meta.num_row_groups))
-                written[name][split] = SplitInfo(source.features, n, size)
+                metas = [pq.ParquetFile(out).metadata for out in outs]
+                size = sum(m.row_group(g).total_byte_size for m in metas for g in range(m.num_row_groups))
+                written[name][split] = SplitInfo(source.features, n, size, sum(out.stat().st_size for out in outs))
                 rows[name][split] = n
             if on_config is not None:
                 on_config(name)
@@ -87,3 +86,52 @@ def write_streaming_repo(
         for file_name, text in (extra_files or {}).items():
             (staging / file_name).write_text(text, encoding="utf-8")
     return BuiltRepo(path=repo_dir(root, repo), rows=rows)
+
+
+def _keep(source: KeptSplit, staging: Path, config: str, split: str) -> list[Path]:
+    """Copy kept shards under their (re)numbered names."""
+    outs = []
+    for i, path in enumerate(source.paths):
+        out = staging / parquet_path(config, split, i, len(source.paths))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, out)
+        outs.append(out)
+    return outs
+
+
+def _stream(source: StreamedSplit, staging: Path, config: str, split: str, max_file_bytes: int) -> tuple[list[Path], int]:
+    """Write the batches of ``source`` to shards of at most ``max_file_bytes`` (a batch is never
+    cut; a shard holds at least one); returns (shard paths, rows)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    folder = staging / "data" / config
+    folder.mkdir(parents=True, exist_ok=True)
+    parts: list[Path] = []
+    n = 0
+    sink = writer = None
+    try:
+        for table in source.batches():
+            if writer is None:
+                parts.append(folder / f".{split}-{len(parts):05d}.part")
+                sink = pa.OSFile(str(parts[-1]), "wb")
+                writer = pq.ParquetWriter(sink, source.features.arrow_schema)
+            writer.write_table(table)
+            n += table.num_rows
+            if sink.tell() >= max_file_bytes:
+                writer.close()
+                sink.close()
+                sink = writer = None
+        if writer is None and not parts:  # an empty split is still one (empty) file
+            parts.append(folder / f".{split}-00000.part")
+            pq.write_table(source.features.arrow_schema.empty_table(), parts[-1])
+    finally:
+        if writer is not None:
+            writer.close()
+            sink.close()
+    outs = []
+    for i, part in enumerate(parts):
+        out = staging / parquet_path(config, split, i, len(parts))
+        part.rename(out)
+        outs.append(out)
+    return outs, n

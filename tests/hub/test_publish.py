@@ -1,5 +1,6 @@
-"""``rote-hf publish``: the dry run assembles every repo with valid cards, the mirror loads with
-datasets/evaluate, offline push fails with one line, and a (mocked) push uploads every folder."""
+"""``rote-hf publish``: the dry run assembles every repo with valid cards for any org, the mirror
+loads with datasets/evaluate, and bad input is refused in one line (the push itself:
+tests/hub/test_push.py)."""
 
 from __future__ import annotations
 
@@ -8,37 +9,23 @@ import shutil
 import pytest
 
 from rote_hf.hub.publish import HubRepo, validate_repo
-from rote_hf.hub.targets import build
 from tests.helpers import run_cli
-from tests.space.rows import make_store
-
-METRICS = ("dl_distance", "jw_distance", "exact_rollout", "confabulation", "cogscale_score")
-EXPECTED = {"cogscale": "dataset", "rote-seeds": "dataset", "oeis-mdl": "dataset", "leaderboard": "space", "results": "dataset",
-            **{m: "space" for m in METRICS}}
-
-
-@pytest.fixture(scope="module")
-def mirror(tmp_path_factory):
-    """A dry-run publish over a small mirror (CogScale pre-built with one config: reused)."""
-    base = tmp_path_factory.mktemp("publish")
-    root, results = base / "mirror", base / "results"
-    make_store(results)
-    build("cogscale", root, progress=False, config="simple_copy-small")
-    proc = run_cli("publish", "--root", str(root), "--results", str(results), "--quiet")
-    assert proc.returncode == 0, proc.stderr
-    return root, results, proc.stdout
-
+from tests.hub.conftest import EXPECTED, METRICS
 
 def test_dry_run_assembles_every_repo_with_valid_cards(mirror):
     root, _, out = mirror
     lines = [line.split() for line in out.splitlines() if line.startswith("ok ")]
     assert {name.removeprefix("rote/"): kind for _, kind, name, _ in lines} == EXPECTED
-    assert out.splitlines()[-1] == "dry run: 10 repos assembled and validated; upload with --push ORG"
+    # upload order: datasets, then results, then the metric Spaces, then the leaderboard
+    assert [name.removeprefix("rote/") for _, _, name, _ in lines] == [
+        "cogscale", "oeis-mdl", "rote-seeds", "results", *METRICS, "leaderboard"]
+    assert out.splitlines()[-1] == "dry run: 10 repos assembled and validated for rote; upload with --push"
     for name, kind in EXPECTED.items():
         card = validate_repo(HubRepo(name=name, repo_type=kind, path=root / "rote" / name))
         assert type(card).__name__ == ("SpaceCard" if kind == "space" else "DatasetCard")
     space = (root / "rote" / "leaderboard")
-    assert sorted(p.name for p in space.iterdir()) == ["README.md", "app.py", "llm_tab.py", "requirements.txt", "rote_hf"]
+    assert sorted(p.name for p in space.iterdir()) == ["LICENSE.md", "README.md", "app.py", "llm_tab.py",
+                                                       "requirements.txt", "rote_hf"]
     # the report says which checks ran offline and which need the Hub, and where the mirror is
     assert "checks run offline:" in out and "checks that need the Hub (run after --push):" in out
     assert "RepoCard.validate" in out and out.count("requirements ok:") == 6
@@ -47,6 +34,7 @@ def test_dry_run_assembles_every_repo_with_valid_cards(mirror):
 
 def test_mirror_loads_with_datasets_and_evaluate(mirror, monkeypatch):
     import evaluate
+    import yaml
     from datasets import load_dataset
 
     root, _, _ = mirror
@@ -59,6 +47,18 @@ def test_mirror_loads_with_datasets_and_evaluate(mirror, monkeypatch):
     card = (root / "rote" / "results" / "README.md").read_text()
     assert 'load_dataset("rote/results", "ours", split="train")' in card and "Copyright (c) 2025 Yannis Bendi-Ouis" in card
     assert set(paper["source"]) == {"paper"} and "submitted" not in "".join(ours["run_id"])
+    # typed columns for Hub readers: headline metrics as float64, the timestamp as a timestamp
+    assert str(ours.features["metric_test_score"].dtype) == "float64" and str(ours.features["timestamp_utc"].dtype) == "timestamp[s, tz=UTC]"
+    shipped = ours.filter(lambda r: r["config_name"] == "cogscale_paper")
+    import json
+
+    assert shipped[0]["metric_test_score"] == json.loads(shipped[0]["metrics"])["test_score"]
+    assert shipped[0]["timestamp_utc"].strftime("%Y-%m-%dT%H:%M:%SZ") == shipped[0]["timestamp"]
+    assert paper.filter(lambda r: r["suite"] == "mdl")[0]["metric_accuracy"] is not None
+    assert "| `metric_DL` | float64 |" in card and "| `timestamp_utc` | timestamp[s, UTC] |" in card
+    meta = yaml.safe_load(card.split("---\n")[1])
+    assert (meta["license"], meta["license_link"]) == ("other", "LICENSE.md")
+    assert "## Config `paper`" in (root / "rote" / "results" / "LICENSE.md").read_text()
     seeds = load_dataset("rote/rote-seeds", "paper", split="train")
     assert len(seeds) == 44
     copy = load_dataset("rote/cogscale", "simple_copy-small")
@@ -90,50 +90,29 @@ def test_invalid_cards_are_reported(mirror, tmp_path):
         validate_repo(HubRepo(name="leaderboard", repo_type="space", path=old))
 
 
-def test_offline_push_fails_with_one_clear_line(mirror):
+def test_bad_input_is_refused_in_one_line(mirror):
     root, results, _ = mirror
-    proc = run_cli("publish", "--root", str(root), "--results", str(results), "--quiet", "--push", "my-org")
+    refused = run_cli("publish", "--root", str(root), "--results", str(results), "--quiet")
+    assert refused.returncode == 2
+    err = refused.stderr.strip().splitlines()
+    assert len(err) == 1 and "0 failed and 67 unverified row(s) of 67" in err[0] and "--include-failed" in err[0]
+    for org in ("bad/org", "a--b", "-lead", "x" * 97, "sp ace"):
+        bad = run_cli("publish", "--root", str(root), "--results", str(results), f"--org={org}")
+        assert bad.returncode == 2 and bad.stderr.startswith("rote-hf: error: --org must be a hub user or organisation")
+    missing = run_cli("publish", "--root", str(root), "--quiet")
+    assert missing.returncode == 2 and "--results" in missing.stderr  # required: no default
+    gone = run_cli("publish", "--root", str(root), "--results", str(root / "nope"), "--quiet", "--include-failed")
+    assert gone.returncode == 2 and "--results must be a results store folder" in gone.stderr
+
+
+def test_no_token_is_refused_before_assembling(mirror, tmp_path):
+    root, results, _ = mirror
+    proc = run_cli("publish", "--root", str(root), "--results", str(results), "--quiet", "--include-failed", "--push",
+                   "--org", "acme-lab", env={"HF_TOKEN": "", "HF_HOME": str(tmp_path), "HF_TOKEN_PATH": str(tmp_path / "t")})
     assert proc.returncode == 1
-    err = proc.stderr.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("rote-hf: error: push of ") and "my-org/" in err[0]
-    assert "OfflineModeIsEnabled" in err[0] and "Traceback" not in proc.stderr
-    bad = run_cli("publish", "--root", str(root), "--results", str(results), "--quiet", "--push", "bad/org")
-    assert bad.returncode == 2 and "org must be a hub user or organisation name" in bad.stderr
-
-
-def test_push_uploads_every_folder(mirror, monkeypatch, capsys):
-    """Hub uploads are the one thing mocked (no hub is reachable from tests)."""
-    from huggingface_hub import HfApi
-
-    from rote_hf.cli import main
-
-    calls = []
-    monkeypatch.setattr(HfApi, "create_repo", lambda self, repo_id, **kw: calls.append(("create", repo_id, kw)))
-    monkeypatch.setattr(HfApi, "upload_folder", lambda self, **kw: calls.append(("upload", kw["repo_id"], kw)))
-    monkeypatch.setattr(HfApi, "add_space_variable", lambda self, repo_id, key, value, **kw:
-                        calls.append(("variable", repo_id, {key: value})))
-    monkeypatch.setenv("HF_TOKEN", "hf_test_token")
-    root, results, _ = mirror
-    assert main(["publish", "--root", str(root), "--results", str(results), "--quiet", "--push", "my-org"]) == 0
-    uploads = {repo_id: kw for op, repo_id, kw in calls if op == "upload"}
-    assert {rid.split("/")[1]: kw["repo_type"] for rid, kw in uploads.items()} == EXPECTED
-    assert all(kw["folder_path"] == str(root / "rote" / rid.split("/")[1]) for rid, kw in uploads.items())
-    created = {rid: kw for op, rid, kw in calls if op == "create"}
-    assert created["my-org/leaderboard"]["space_sdk"] == "gradio" and created["my-org/results"]["space_sdk"] is None
-    assert ("variable", "my-org/leaderboard", {"ROTE_RESULTS_REPO": "my-org/results"}) in calls
-    out = capsys.readouterr().out
-    assert out.count("pushed  my-org/") == len(EXPECTED)
-    # a Space whose requirements cannot install is refused before anything is uploaded
-    calls.clear()
-    req = root / "rote" / "jw_distance" / "requirements.txt"
-    good = req.read_text()
-    req.write_text(good + "rote-hf>=0.1\n")
-    try:
-        assert main(["publish", "--root", str(root), "--results", str(results), "--quiet", "--push", "my-org"]) == 2
-    finally:
-        req.write_text(good)
-    assert calls == []
-    assert "rote/jw_distance: requirements.txt cannot be satisfied" in capsys.readouterr().err
+    assert proc.stderr.strip() == ("rote-hf: error: no Hugging Face token: set HF_TOKEN or run `hf auth login`; "
+                                   "nothing was pushed")
+    assert "ok " not in proc.stdout  # refused before assembling anything
 
 
 def _python_blocks(text: str) -> list[str]:
@@ -166,3 +145,36 @@ def test_every_card_config_loads_and_every_example_runs(mirror, monkeypatch):
         ran[name] = len(blocks)
     assert ran["rote-seeds"] == 2 and ran["results"] == ran["oeis-mdl"] == ran["cogscale"] == 1
     assert all(ran[m] == 1 for m in METRICS)
+
+
+def test_a_second_org_gets_every_id(mirror, second_org, monkeypatch):
+    """Built for acme-lab, no file of any repo names a repo of `rote`; the cards, the Space's YAML and
+    the LLM tab's default sample name acme-lab's repos, and the cards' examples run from the root."""
+    import re
+
+    import yaml
+
+    from tests.hub.conftest import SECOND_ORG
+
+    root, _, _ = mirror
+    assert [r.repo_id for r in second_org][:4] == [f"{SECOND_ORG}/{n}" for n in ("cogscale", "oeis-mdl", "rote-seeds", "results")]
+    names = "|".join(re.escape(n) for n in EXPECTED)
+    left = re.compile(rb"rote/(" + names.encode() + rb")\b")
+    files = [p for repo in second_org for p in repo.path.rglob("*") if p.is_file()]
+    assert len(files) > 60 and all(repo.path == root / SECOND_ORG / repo.name for repo in second_org)
+    assert {str(p.relative_to(root)): m.group(0) for p in files for m in [left.search(p.read_bytes())] if m} == {}
+    space = root / SECOND_ORG / "leaderboard"
+    meta = yaml.safe_load((space / "README.md").read_text().split("---\n")[1])
+    assert meta["datasets"] == [f"{SECOND_ORG}/results", f"{SECOND_ORG}/oeis-mdl"]
+    assert f'DEFAULT_SAMPLE = "{SECOND_ORG}/oeis-mdl"' in (space / "llm_tab.py").read_text()
+    jw = yaml.safe_load((root / SECOND_ORG / "jw_distance" / "README.md").read_text().split("---\n")[1])
+    assert jw["datasets"] == [f"{SECOND_ORG}/rote-seeds"]
+    assert f'evaluate.load("{SECOND_ORG}/jw_distance")' in (root / SECOND_ORG / "jw_distance" / "jw_distance.py").read_text()
+    for repo in second_org:  # huggingface_hub's card classes accept every rendered card
+        card = validate_repo(repo)
+        assert type(card).__name__ == ("SpaceCard" if repo.repo_type == "space" else "DatasetCard")
+    monkeypatch.chdir(root)
+    results_card = (root / SECOND_ORG / "results" / "README.md").read_text()
+    namespace: dict = {}
+    exec(compile(_python_blocks(results_card.split("---\n", 2)[2])[0], "results card", "exec"), namespace)  # noqa: S102
+    assert len(namespace["paper"]) == 1279 and f'load_dataset("{SECOND_ORG}/results", "ours"' in results_card

@@ -64,8 +64,9 @@ def test_wheel_install_builds_and_publishes_outside_the_checkout(tmp_path):
     _run(cli + ["build", "metrics", "--root", ".", "--quiet"], work, env)
     _run(cli + ["build", "rote-seeds", "--root", ".", "--quiet"], work, env)
     _run(cli + ["build", "cogscale", "--config", "simple_copy-small", "--root", ".", "--quiet"], work, env)
+    (work / "no-results").mkdir()  # --results is required: an empty store publishes the shipped rows only
     out = _run(cli + ["publish", "--root", ".", "--results", "no-results", "--quiet"], work, env).stdout
-    assert out.splitlines()[-1] == "dry run: 10 repos assembled and validated; upload with --push ORG"
+    assert out.splitlines()[-1] == "dry run: 10 repos assembled and validated for rote; upload with --push"
     assert (work / "rote" / "leaderboard" / "rote_hf" / "boards" / "tables.py").is_file()
     check = ("import evaluate; m = evaluate.load('rote/dl_distance'); "
              "print(m.compute(predictions=['ABBA'], references=['ABAB']))")

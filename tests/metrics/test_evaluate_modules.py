@@ -19,6 +19,7 @@ from rote_benchmark.metrics import normalized_damerau_levenshtein_distance as re
 from rote_hf.hub.metric_repos import METRIC_REPOS, build_metric_repo, repo_files
 from rote_hf.hub.sources import source_dir
 from rote_hf.metrics import confabulation, dl_distances, exact_rollout, jw_distances
+from rote_hf.metrics._keys import renamed_keys
 from tests.helpers import run_cli
 
 CARD_SECTIONS = (
@@ -60,7 +61,8 @@ def test_build_copies_the_sources_and_generates_the_siblings(mirror):
             assert file_name.startswith("metric_") and "rote_hf." not in "".join(
                 line for line in text.splitlines() if line.startswith(("import ", "from ")))
         assert "metric_checks.py" in generated
-    assert sorted(repo_files("exact_rollout")[1]) == ["metric_checks.py", "metric_distances.py", "metric_rollout.py"]
+    assert sorted(repo_files("exact_rollout")[1]) == ["metric_checks.py", "metric_distances.py", "metric_keys.py",
+                                                     "metric_rollout.py"]
     # rebuilding swaps the folder atomically and leaves no staging folders behind
     again = build_metric_repo(mirror, "dl_distance")
     assert again.path == mirror / "rote" / "dl_distance"
@@ -93,7 +95,7 @@ def test_modules_compute_the_library_values(mirror):
     assert jw == {"jw_distance": float(jw_distances(preds, refs).mean())}
     ro = _load(mirror, "exact_rollout").compute(predictions=preds, references=refs, return_curve=True)
     full = exact_rollout(preds, refs, return_curve=True)
-    assert ro == {k: v for k, v in full.items() if k not in ("dl_distance", "jw_distance")}
+    assert ro == renamed_keys("exact_rollout", {k: v for k, v in full.items() if k not in ("dl_distance", "jw_distance")})
     # token-id lists are accepted as well as strings
     ids = _load(mirror, "dl_distance").compute(predictions=[[1, 2, 3]], references=[[2, 1, 3]])
     assert ids == {"dl_distance": 1 / 3}
@@ -110,7 +112,7 @@ def test_add_batch_and_combine(mirror):
     out = combined.compute(predictions=["ABDC", "ABCD"], references=["ABCD", "ABCD"])
     # one key per quantity: exact_rollout leaves DL and JW to their own modules
     assert out == {"dl_distance": 0.125, "jw_distance": jw_distances(["ABDC", "ABCD"], ["ABCD", "ABCD"]).mean(),
-                   "exact_match": 0.5, "mean_first_error_step": 4.0, "mean_first_error_step_given_error": 3.0,
+                   "exact_rollout_rate": 0.5, "mean_first_error_step": 4.0, "mean_first_error_step_given_error": 3.0,
                    "cumulative_error": 0.25}
     # cogscale_score reports the name of its repo
     assert _load(mirror, "cogscale_score").name == "cogscale_score"
@@ -128,8 +130,8 @@ def test_confabulation_module(mirror):
         "status": ["ok", "ok", "schema_error"],
     }
     out = confab.compute(**args)
-    assert out == pytest.approx(confabulation(**args), nan_ok=True)
-    assert out["accuracy"] == 0.5 and out["confabulation_rate"] == 0.5 and out["n_failed_schema_error"] == 1.0
+    assert out == pytest.approx(renamed_keys("confabulation", confabulation(**args)), nan_ok=True)
+    assert out["answer_accuracy"] == 0.5 and out["confabulation_rate"] == 0.5 and out["n_failed_schema_error"] == 1.0
     confab.add_batch(**{k: v[:2] for k, v in args.items()})
     confab.add(**{("prediction" if k == "predictions" else "reference" if k == "references" else k): v[2] for k, v in args.items()})
     assert confab.compute()["n_rows"] == 3.0
@@ -142,7 +144,7 @@ def test_cogscale_module(mirror):
     y = [[[1.0, 0.0], [0.0, 1.0], [-100.0, -100.0]], [[0.0, 1.0], [0.0, 1.0], [1.0, 0.0]]]
     y_hat = [[[0.9, 0.1], [0.8, 0.2], [0.0, 0.0]], [[0.1, 0.9], [0.3, 0.7], [0.2, 0.8]]]
     out = cog.compute(predictions=y_hat, references=y, prediction_timesteps=[None, [0, 2]], category="classification", return_per_row=True)
-    assert out == {"score": 0.5, "scores": [0.5, 0.5]}
+    assert out == {"cogscale_score": 0.5, "scores": [0.5, 0.5]}
     with pytest.raises(ValueError, match="category must be given"):
         cog.compute(predictions=y_hat, references=y, prediction_timesteps=[[0], [0]])
 
@@ -196,13 +198,13 @@ def test_gradio_apps_answer(mirror, monkeypatch):
         results[name] = module
     assert results["dl_distance"].score("ABBA\nABCD", "ABAB\nABCD") == {"dl_distance": 0.125}
     assert results["jw_distance"].score("marhta", "martha") == {"jw_distance": 0.03888888888888886}
-    assert results["exact_rollout"].score("AB\nBA", "AB\nAB")["exact_match"] == 0.5
+    assert results["exact_rollout"].score("AB\nBA", "AB\nAB")["exact_rollout_rate"] == 0.5
     assert "Mismatch in the number of predictions (1) and references (2)" in results["exact_rollout"].score("AB", "AB\nAB")["error"]
     confab = results["confabulation"].score(results["confabulation"].EXAMPLE)
-    assert confab["accuracy"] == 0.5 and confab["n_failed"] == 1.0
+    assert confab["answer_accuracy"] == 0.5 and confab["n_failed"] == 1.0
     assert "rows must be a JSON list" in results["confabulation"].score('{"a": 1}')["error"]
     cog = results["cogscale_score"].score("[[[0.9, 0.1], [0.2, 0.8]]]", "[[[1, 0], [1, 0]]]", "[[0, 1]]", "classification", 0.5)
-    assert cog == {"score": 0.5}
+    assert cog == {"cogscale_score": 0.5}
     assert "category must be one of" in results["cogscale_score"].score("[[[1.0]]]", "[[[1.0]]]", "[[0]]", "bogus", 0.5)["error"]
     assert all(hasattr(m, "demo") for m in results.values())
     assert not math.isnan(confab["mean_confidence"])
@@ -240,4 +242,4 @@ def test_cogscale_module_equals_installed_compute_score_on_a_real_split(mirror, 
         t = [None] * len(y)
     cog = _load(mirror, "cogscale_score")
     out = cog.compute(predictions=y_hat.tolist(), references=y.tolist(), prediction_timesteps=t, category=category)
-    assert out == {"score": float(expected)}
+    assert out == {"cogscale_score": float(expected)}

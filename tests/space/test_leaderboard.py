@@ -179,12 +179,12 @@ def test_submission_rejections(data, name, message):
 
 
 def test_load_rows_reads_a_results_repo_folder(store, tmp_path, monkeypatch):
-    from rote_hf.hub.publish import build_results_repo
+    from rote_hf.hub.results_repo import build_results_repo
 
     from rote_hf.results.shipped import shipped_frame
 
     shipped = len(shipped_frame())  # our reproduction rows, shipped with the package, are published too
-    built = build_results_repo(tmp_path, store)
+    built = build_results_repo(tmp_path, store, include_failed=True)  # the test store holds unverified rows
     assert built.rows == {"ours": {"train": 67 + shipped}, "paper": {"train": 1279}}  # 32 ROTE + 32 CogScale + 3 LLM
     other = tmp_path / "empty-local"
     monkeypatch.setenv("ROTE_RESULTS_REPO", str(built.path))

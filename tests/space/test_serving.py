@@ -83,16 +83,84 @@ def test_an_unreachable_results_repo_is_a_notice_not_a_failure(tmp_path):
     assert len(snap.rows) == len(load_board_rows(tmp_path / "results", shipped=False)[0])
 
 
-def test_the_repo_is_read_again_on_its_schedule(tmp_path):
+def _repo_folder(root, tables) -> None:
+    """A results repo folder as `rote-hf publish` lays it out: data/ours/*.parquet."""
+    import pyarrow.parquet as pq
+
+    folder = root / "data" / "ours"
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, table in enumerate(tables):
+        pq.write_table(table, folder / f"train-{i:05d}-of-{len(tables):05d}.parquet")
+
+
+def test_the_repo_is_checked_on_its_schedule_and_read_when_its_revision_changes(tmp_path):
+    import pyarrow as pa
+
+    from rote_hf.results.schema import arrow_schema
+
+    rows = [r.to_record() for r in rote_rows(random.Random(1))]
+    repo = tmp_path / "repo"
+    _repo_folder(repo, [pa.Table.from_pylist(rows[:4], schema=arrow_schema())])
     now = [0.0]
-    service = BoardService(None, shipped=False, repo=str(tmp_path / "missing"), repo_every_s=60, clock=lambda: now[0])
+    service = BoardService(None, shipped=False, repo=str(repo), repo_every_s=60, clock=lambda: now[0])
     first = service.snapshot()
+    assert len(first.rows[first.rows["source"] == "ours"]) == 4 and (service.repo_checks, service.repo_reads) == (1, 1)
     now[0] = 59.0
-    assert service.snapshot() is first
+    assert service.snapshot() is first and service.repo_checks == 1  # not per request
     now[0] = 60.0
-    assert service.snapshot() is not first
+    assert service.snapshot() is first and (service.repo_checks, service.repo_reads) == (2, 1)  # same revision
+    _repo_folder(repo, [pa.Table.from_pylist(rows[:4], schema=arrow_schema()),
+                        pa.Table.from_pylist(rows[4:6], schema=arrow_schema())])
+    now[0] = 120.0
+    second = service.snapshot()
+    assert second is not first and service.repo_reads == 2 and len(second.rows[second.rows["source"] == "ours"]) == 6
     with pytest.raises(ValueError, match="repo_every_s must be a number of seconds > 0"):
         BoardService(None, repo_every_s=0)
+
+
+def test_the_repo_copy_of_the_bundled_rows_is_shown_once_and_never_validated(tmp_path, monkeypatch):
+    """`rote-hf publish` uploads our shipped rows to the results repo too: the Space drops them from
+    the repo unread (the bundled copy is shown), with no notice; the repo's other rows join."""
+    import pyarrow as pa
+
+    from rote_hf.leaderboard import source
+    from rote_hf.results.schema import arrow_schema
+    from rote_hf.results.shipped import shipped_table
+
+    shipped = shipped_table().slice(0, 300)
+    extra = pa.Table.from_pylist([r.to_record() for r in cogscale_rows(random.Random(2))[:5]], schema=arrow_schema())
+    _repo_folder(tmp_path / "repo", [shipped, extra])
+    validated = []
+    real = source.valid_rows
+    monkeypatch.setattr(source, "valid_rows", lambda frame: (validated.append(len(frame)), real(frame))[1])
+    snap = BoardService(None, shipped=True, repo=str(tmp_path / "repo")).snapshot()
+    assert snap.notices == [] and snap.rows["run_id"].is_unique
+    bundled = source.paper_frame(True)
+    assert len(snap.rows) == len(bundled) + 5 and validated == [5]
+    frame, notices = load_board_rows(None, repo=str(tmp_path / "repo"))  # the per-call reader: the same rows
+    assert notices == [] and len(frame) == len(snap.rows)
+
+
+def test_an_unreachable_repo_keeps_the_rows_read_before(tmp_path):
+    import shutil
+
+    import pyarrow as pa
+
+    from rote_hf.results.schema import arrow_schema
+
+    repo = tmp_path / "repo"
+    _repo_folder(repo, [pa.Table.from_pylist([r.to_record() for r in rote_rows(random.Random(3))[:3]], schema=arrow_schema())])
+    now = [0.0]
+    service = BoardService(None, shipped=False, repo=str(repo), repo_every_s=10, clock=lambda: now[0])
+    first = service.snapshot()
+    shutil.rmtree(repo)
+    (tmp_path / "repo").write_text("not a folder any more")
+    now[0] = 10.0
+    snap = service.snapshot()
+    assert len(snap.rows) == len(first.rows) and len(snap.notices) == 1
+    assert snap.notices[0].startswith(f"results repo {repo}: not read (") and snap.notices[0].endswith("showing the rows read before")
+    now[0] = 20.0
+    assert service.snapshot() is snap  # the same failure again: nothing new to show
 
 
 def test_concurrent_requests_for_one_board_compute_it_once(tmp_path):
@@ -162,3 +230,23 @@ def test_a_submission_is_read_as_one_compacted_part(tmp_path):
     snap = service.snapshot()
     assert {f"visitor-{i}" for i in range(len(submitted))} <= set(snap.rows["run_id"])
     assert service.files_read == read  # no run file of the submission read on its own
+
+
+def test_the_app_builds_with_an_unreachable_repo_and_says_so_apart_from_skipped_rows(tmp_path, monkeypatch):
+    """The Space starts when its results repo cannot be read: the notice names the repo (not as a
+    row 'not meeting its schema') and the bundled rows are served."""
+    import importlib.util
+
+    from tests.helpers import REPO_ROOT
+
+    spec = importlib.util.spec_from_file_location("space_app_notice", REPO_ROOT / "space" / "app.py")
+    app = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(app)
+    monkeypatch.setenv("ROTE_RESULTS_REPO", str(tmp_path / "gone" / "results"))
+    demo = app.build_demo(tmp_path / "results", shipped=False)
+    assert demo is not None
+    note = app._notice([f"results repo {tmp_path}/gone: not read (X: y); showing the bundled rows", "'x': task must be ..."])
+    first, second = note.split("\n\n")
+    assert first == f"**results repo {tmp_path}/gone: not read (X: y); showing the bundled rows**"
+    assert second.startswith("**1 stored row(s) skipped**") and "'x': task must be" in second
+    assert app._notice([]) == "" and "skipped" not in app._notice([f"results repo {tmp_path}: not read"])

@@ -11,6 +11,7 @@ import evaluate
 # no comment may follow a relative import: evaluate would read it as a download URL).
 from .metric_checks import as_rows
 from .metric_cogscale_score import cogscale_score
+from .metric_keys import renamed_keys
 
 _DESCRIPTION = """
 CogScale's compute_score (paper §3.1): predictions and targets of shape [L, O] per sample are
@@ -30,13 +31,14 @@ Args:
     category (str, required): "classification", "multi_classification" or "regression".
     threshold (float, default 0.5): probability threshold for multi_classification.
     return_per_row (bool, default False): add per-sample scores.
+    legacy_keys (bool, default False): also return the deprecated key score (until 0.3).
 Returns:
-    score (float): error rate, label-wise error or MSE.
+    cogscale_score (float): error rate, label-wise error or MSE.
 Examples:
     >>> cog = evaluate.load("rote/cogscale_score")
     >>> cog.compute(predictions=[[[0.9, 0.1], [0.2, 0.8]]], references=[[[1, 0], [1, 0]]],
     ...             prediction_timesteps=[[0, 1]], category="classification")
-    {'score': 0.5}
+    {'cogscale_score': 0.5}
 """
 
 _CITATION = """
@@ -75,10 +77,11 @@ class CogscaleScore(evaluate.Metric):  # evaluate names it cogscale_score, like 
             license="MIT",
         )
 
-    def _compute(self, predictions, references, prediction_timesteps, category=None, threshold=0.5, return_per_row=False):
+    def _compute(self, predictions, references, prediction_timesteps, category=None, threshold=0.5, return_per_row=False,
+                 legacy_keys=False):
         if category is None:
             raise ValueError("category must be given: one of 'classification', 'multi_classification', 'regression'")
-        return cogscale_score(
+        out = cogscale_score(
             predictions,
             references,
             category=category,
@@ -86,3 +89,5 @@ class CogscaleScore(evaluate.Metric):  # evaluate names it cogscale_score, like 
             threshold=threshold,
             return_per_row=return_per_row,
         )
+        # score is cogscale_score: sacrebleu's and chrf's own score combine with it unrenamed
+        return renamed_keys("cogscale_score", out, legacy_keys)

@@ -11,6 +11,7 @@ import evaluate
 # no comment may follow a relative import: evaluate would read it as a download URL).
 from .metric_checks import as_rows
 from .metric_confabulation import confabulation
+from .metric_keys import renamed_keys
 
 _DESCRIPTION = """
 Scores language-model answers to "give the next terms of this integer sequence" as in the MDL
@@ -32,8 +33,10 @@ Args:
     status (list of str): "ok", or the parser failure "no_json", "bad_json", "schema_error",
         "api_error".
     return_per_row (bool, default False): add per-row lists exact, partial, confabulated.
+    legacy_keys (bool, default False): also return the deprecated keys accuracy,
+        accuracy_ci_low, accuracy_ci_high (until 0.3).
 Returns:
-    accuracy, partial_accuracy, abstention_rate, confabulation_rate,
+    answer_accuracy, partial_accuracy, abstention_rate, confabulation_rate,
     confabulation_rate_excluding_abstentions, mean_confidence, recognition_rate,
     accuracy_recognized, accuracy_unrecognized, contamination_share, hedges, counts
     (n_rows, n_scored, n_failed, n_failed_<status>, n_recognized, n_unrecognized),
@@ -43,7 +46,7 @@ Examples:
     >>> r = confab.compute(predictions=[[5, 8, 13], [1, 2, 3]], references=[[5, 8, 13], [4, 5, 6]],
     ...                    confidence=[5, 4], abstained=[False, False], recognized=[True, False],
     ...                    status=["ok", "ok"])
-    >>> r["accuracy"], r["confabulation_rate"]
+    >>> r["answer_accuracy"], r["confabulation_rate"]
     (0.5, 0.5)
 """
 
@@ -108,7 +111,10 @@ class Confabulation(evaluate.Metric):
         one = _as_text([prediction, reference])
         super().add(prediction=one[0], reference=one[1], **kwargs)
 
-    def _compute(self, predictions, references, confidence, abstained, recognized, status, return_per_row=False):
-        return confabulation(
+    def _compute(self, predictions, references, confidence, abstained, recognized, status, return_per_row=False,
+                 legacy_keys=False):
+        out = confabulation(
             predictions, references, confidence, abstained, recognized, status, return_per_row=return_per_row
         )
+        # accuracy is answer_accuracy: evaluate's own accuracy combines with this module unrenamed
+        return renamed_keys("confabulation", out, legacy_keys)

@@ -11,6 +11,7 @@ import evaluate
 from .metric_checks import as_rows
 from .metric_checks import check_not_empty
 from .metric_distances import dl_distances
+from .metric_keys import renamed_keys
 from .metric_rollout import exact_rollout
 from .rote_pair import rote_pair_info
 
@@ -28,12 +29,13 @@ Args:
     references (list of str, or list of lists of int token ids): withheld targets, same count.
     return_per_row (bool, default False): add per-row lists exact, first_error_steps.
     return_curve (bool, default False): add cumulative_error_curve (one value per horizon).
+    legacy_keys (bool, default False): also return the deprecated key exact_match (until 0.3).
 Returns:
-    exact_match, mean_first_error_step,
+    exact_rollout_rate, mean_first_error_step,
     mean_first_error_step_given_error, cumulative_error (floats).
 Examples:
     >>> rollout = evaluate.load("rote/exact_rollout")
-    >>> rollout.compute(predictions=["ABCD", "ABDC"], references=["ABCD", "ABCD"])["exact_match"]
+    >>> rollout.compute(predictions=["ABCD", "ABDC"], references=["ABCD", "ABCD"])["exact_rollout_rate"]
     0.5
 """
 
@@ -53,8 +55,10 @@ class ExactRollout(evaluate.Metric):
         check_not_empty({"predictions": predictions, "references": references})
         return super().add_batch(predictions=predictions, references=references, **kwargs)
 
-    def _compute(self, predictions, references, return_per_row=False, return_curve=False):
+    def _compute(self, predictions, references, return_per_row=False, return_curve=False, legacy_keys=False):
         out = exact_rollout(predictions, references, return_per_row=return_per_row, return_curve=return_curve)
         # DL and JW are the modules rote/dl_distance and rote/jw_distance: leaving them out keeps
-        # evaluate.combine([...dl_distance, jw_distance, exact_rollout]) free of clashing keys.
-        return {k: v for k, v in out.items() if k not in DISTANCE_KEYS}
+        # evaluate.combine([...dl_distance, jw_distance, exact_rollout]) free of clashing keys;
+        # exact_match is exact_rollout_rate, so evaluate's own exact_match combines with it too.
+        out = {k: v for k, v in out.items() if k not in DISTANCE_KEYS}
+        return renamed_keys("exact_rollout", out, legacy_keys)
