@@ -32,10 +32,10 @@ def main(argv: list[str] | None = None) -> int:
 
     from rote_hf.results.aggregate import reproduction_report
     from rote_hf.results.reproduction import cells, cost_table, markdown_report, paired_runs, write_plot
-    from rote_hf.results.shipped import shipped_frame, shipped_provenance
+    from rote_hf.results.shipped import shipped_frame, shipped_provenance, with_shipped_failures
 
     ours = shipped_frame()
-    report = reproduction_report(ours)
+    report = reproduction_report(with_shipped_failures(ours))  # failures: the strict rule's diverged groups
     write_plot(report, args.plot)
     text = markdown_report(report, cells(ours), shipped_provenance(), plot=os.path.basename(args.plot), k=args.worst,
                            command=COMMAND, pairs=paired_runs(ours), cost=cost_table(ours))

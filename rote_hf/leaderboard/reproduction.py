@@ -14,13 +14,15 @@ from typing import Any
 
 from rote_hf.boards.tables import ALL
 from rote_hf.results.aggregate import reproduction_report
-from rote_hf.results.reproduction import cells, fraction_text, headline, summary, worst
+from rote_hf.results.reproduction import cells, fraction_text, headline, rules_text, summary, worst
+from rote_hf.results.shipped import with_shipped_failures
 
 REPRODUCTION_MODELS = ("GRU", "LSTM", "xLSTM", "Transformer", "TransformerEncDec", "Mamba", "ESN")
 """The display names (rote_hf.zoo.display) of CogScale's models, the choices of the view's model filter."""
 REPRODUCTION_VIEWS = ("by model", "by category", "worst groups", "all groups", "cells (LR chosen on test)")
 _GROUP_COLUMNS = ["task", "difficulty", "budget", "model", "learning_rate", "n_ours", "mean_ours", "std_ours",
-                  "n_paper", "mean_paper", "std_paper", "diff", "se", "z", "agree", "cause"]
+                  "n_paper", "mean_paper", "std_paper", "diff", "se", "z", "agree", "diverged_ours", "diverged_paper",
+                  "agree_strict", "n_pairs", "diff_paired", "se_paired", "agree_paired", "cause"]
 
 
 def _round(frame, digits: int = 4):
@@ -54,6 +56,13 @@ def our_rows(df, config: str = "cogscale_paper"):
     return df[(df["source"] == "ours") & (df["suite"] == "cogscale") & (df["config_name"] == config)]
 
 
+def group_report(ours, config: str = "cogscale_paper"):
+    """:func:`~rote_hf.results.aggregate.reproduction_report` of our rows ``ours`` of sweep
+    ``config``, with the failed runs the shipped rows of ``config`` list (the strict rule counts
+    the groups whose runs diverged: :func:`rote_hf.results.shipped.with_shipped_failures`)."""
+    return reproduction_report(with_shipped_failures(ours, config), config_name=config)
+
+
 def reproduction_view(df, *, view: str = "by model", model: str = ALL, difficulty: str = ALL,
                       config: str = "cogscale_paper", worst_k: int = 30, report=None, cell_table=None) -> tuple[Any, str]:
     """``(table, headline_markdown)`` for one of :data:`REPRODUCTION_VIEWS`: our rows of sweep
@@ -79,12 +88,13 @@ def reproduction_view(df, *, view: str = "by model", model: str = ALL, difficult
                 f"**{agree}/{tested}** ({agree / tested:.1%}) of the cells with a standard error."
                 if tested else f"**{len(table)}** cells; none has a standard error yet.")
         return _round(table.reset_index(drop=True)), text
-    report = reproduction_report(ours, config_name=config) if report is None else report
+    report = group_report(ours, config) if report is None else report
     report = _filtered(report, model, difficulty)
     h, h_all = headline(report), headline(report, exclude=())
     text = (f"**{len(ours):,}** of our runs; **{h_all['groups']}** groups (task, difficulty, budget, model, LR) on both "
             f"sides. Within 2 standard errors: **{fraction_text(h)}** of the tested non-ESN groups, {fraction_text(h_all)} with the ESN. "
-            "`se = sqrt(s_ours²/n_ours + s_paper²/n_paper)`.")
+            "`se = sqrt(s_ours²/n_ours + s_paper²/n_paper)`.\n\n"
+            f"Three rules side by side (non-ESN groups), {rules_text(report, bold=True)}")
     if view == "by model":
         table = summary(report, "model")
     elif view == "by category":

@@ -28,10 +28,9 @@ from rote_hf.boards.tables import (
 )
 from rote_hf.leaderboard import plots
 from rote_hf.leaderboard.reproduction import (
-    REPRODUCTION_MODELS, REPRODUCTION_VIEWS, mean_vs_mean_svg, our_rows, reproduction_view,
+    REPRODUCTION_MODELS, REPRODUCTION_VIEWS, group_report, mean_vs_mean_svg, our_rows, reproduction_view,
 )
 from rote_hf.leaderboard.serving import Snapshot
-from rote_hf.results.aggregate import reproduction_report
 from rote_hf.results.reproduction import cells as reproduction_cells
 from rote_hf.results.schema import SOURCES
 from rote_hf.suites import SUITES, get_suite
@@ -48,7 +47,8 @@ class Control:
     """One input of a tab. ``name``: the view's keyword. Choices: ``choices`` (fixed; a value or a
     ``(label, value)`` pair), else ``choices_key`` (a key of the snapshot's filter choices, shown
     after ``all`` unless ``with_all`` is false, and refreshed on every page visit). ``kind``: ``"dropdown"`` or ``"radio"``;
-    ``row``: controls with the same row number stand side by side."""
+    ``row``: controls with the same row number stand side by side; ``custom``: a value outside the
+    choices is passed on as typed (the view says when it has no rows), not replaced by the default."""
 
     name: str
     label: str
@@ -134,7 +134,8 @@ class BoardTab:
         controls = {c.name: c for c in self.controls}
         for name in step.inputs:
             value, control = values[name], controls[name]
-            if control.choices_key and value not in (None, "", ALL) and value not in snap.choices.get(control.choices_key, []):
+            if (control.choices_key and not control.custom and value not in (None, "", ALL)
+                    and value not in snap.choices.get(control.choices_key, [])):
                 value, was = control.default, value
                 warnings.append(f"{name} = {was!r} no longer has rows; showing {value}")
             args[name] = value
@@ -245,7 +246,7 @@ COGSCALE_TAB = BoardTab(
 def _report(snap: Snapshot, config: str):
     ours = our_rows(snap.rows, config)
     return snap.memo(("repro-report", config),
-                     lambda: reproduction_report(ours, config_name=config) if len(ours) else None)
+                     lambda: group_report(ours, config) if len(ours) else None)
 
 
 def repro_view(snap: Snapshot, *, view: str, model: str, difficulty: str, config: str) -> tuple:
@@ -272,7 +273,9 @@ REPRODUCTION_TAB = BoardTab(
     id="reproduction", title="Reproduction", suites=(), button="Show reproduction",
     intro=("Our re-run of CogScale's published grid (`cogscale_paper`: 14 tasks x 2 difficulties x 3 budgets x 7 "
            "models x 5 learning rates x 10 seeds), compared group by group with the published runs: a group agrees "
-           "when our mean is within 2 standard errors of the published mean. The plot puts each group's two means "
+           "when our mean is within 2 standard errors of the published mean (our rule; the strict rule, which lends "
+           "no variance and counts a group with a diverged run as disagreeing, and the paired test over seed twins "
+           "stand beside it, with the rates expected if nothing differed). The plot puts each group's two means "
            "side by side; points on the diagonal agree exactly, hollow points lie outside 2 standard errors."),
     controls=(
         Control("view", "view", default=REPRODUCTION_VIEWS[0], choices=REPRODUCTION_VIEWS),

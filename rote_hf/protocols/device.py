@@ -7,6 +7,9 @@ and which errors leave a CUDA device unusable.
 - :func:`device_label`: the hardware, not the ordinal: ``"cuda: NVIDIA H200"``, ``"cpu: <CPU
   model>"``. The *kind* is the part before the colon (:func:`device_kind`; also right for the
   older ``"cuda:3"``/``"cpu"`` form), which is what a resumed sweep compares.
+- :func:`environment`: what the float arithmetic of a run depends on besides the code and the
+  hardware name: torch's CPU kernel path, the torch version and build, the intra-op thread count
+  (recorded in every row's ``settings["environment"]``).
 - :func:`now`: ``time.perf_counter()`` after ``torch.cuda.synchronize`` on CUDA, so a timed span
   covers the kernels it launched, not only their launch.
 - :func:`warm_up`: once per process and device, before the first timed fit: CUDA context, cuBLAS
@@ -20,7 +23,9 @@ and which errors leave a CUDA device unusable.
 
 from __future__ import annotations
 
+import functools
 import platform
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -77,6 +82,31 @@ def device_label(device: Any) -> str:
     return device.type
 
 
+@functools.lru_cache(maxsize=1)
+def _torch_build() -> dict[str, str]:
+    import torch
+
+    show = torch.__config__.show()  # the build's settings, as torch prints them
+    blas = re.search(r"BLAS_INFO=([^,\s]+)", show)
+    commit = re.search(r"COMMIT_SHA=([0-9a-f]+)", show)
+    return {"torch": torch.__version__, "torch_cuda": torch.version.cuda or "",
+            "torch_build": f"blas={blas.group(1) if blas else '?'} commit={commit.group(1)[:12] if commit else '?'}"}
+
+
+def environment() -> dict[str, Any]:
+    """What a run's float arithmetic depends on besides the code and the CPU's name, for a row's
+    ``settings["environment"]``: ``cpu_capability`` (torch's CPU kernel path on this machine,
+    ``torch.backends.cpu.get_cpu_capability()``: ``"AVX2"``, ``"AVX512"``, ``"DEFAULT"``, ...),
+    ``torch`` (version), ``torch_cuda`` (the CUDA version torch was built for, ``""`` for a CPU
+    build), ``torch_build`` (BLAS and source commit of the build, from ``torch.__config__.show()``)
+    and ``threads`` (``torch.get_num_threads()`` now: the intra-op thread count; a reduction split
+    over another count of threads sums in another order)."""
+    import torch
+
+    return {"cpu_capability": torch.backends.cpu.get_cpu_capability(), **_torch_build(),
+            "threads": int(torch.get_num_threads())}
+
+
 def device_kind(label: str) -> str:
     """The kind of a stored ``device`` value: ``"cuda: NVIDIA H200"`` -> ``"cuda"``, ``"cuda:3"`` -> ``"cuda"``."""
     return str(label).split(":", 1)[0].strip()
@@ -124,6 +154,6 @@ def is_sticky_device_error(exc: BaseException) -> bool:
 
 
 __all__ = [
-    "DeviceFailure", "choose_device", "cpu_model", "device_kind", "device_label", "is_sticky_device_error",
+    "DeviceFailure", "choose_device", "cpu_model", "device_kind", "device_label", "environment", "is_sticky_device_error",
     "now", "warm_up",
 ]

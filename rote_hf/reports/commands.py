@@ -4,7 +4,9 @@
 summary table (the one ``eval_suite/train.py`` prints at the end), whatever suites are registered.
 CogScale's published-table variant (learning rate chosen on test) is ``--view cogscale-test``.
 ``--reproduction`` compares our CogScale grid with the published runs; ``--export-reproduction``
-ships a store's ``cogscale_paper`` runs with the package.
+ships a store's ``cogscale_paper`` runs with the package; ``--verify-sample N`` re-runs N shipped
+(or ``--results DIR``) runs on this machine and says how exactly they come back
+(:mod:`rote_hf.reports.verify`).
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from rote_hf.argtypes import int_in
 from rote_hf.results import load
 from rote_hf.results.aggregate import format_table, leaderboard, reproduction_report
 from rote_hf.results.reproduction import cells, paired_runs, text_report
-from rote_hf.results.shipped import shipped_frame, shipped_provenance
+from rote_hf.results.shipped import shipped_frame, shipped_provenance, with_shipped_failures
 from rote_hf.suites import SUITES, get_suite
 
 LEADERBOARD = "leaderboard"
@@ -45,8 +48,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     mode.add_argument("--export-reproduction", action="store_true",
                       help="write the finished cogscale_paper runs of --results DIR into the package "
                            "(rote_hf/results/ours/cogscale_paper.parquet + .json)")
+    mode.add_argument("--verify-sample", type=int_in(1, 10**6, "N"), default=None, metavar="N",
+                      help="re-run N random stored runs of ours (the shipped rows, or --results DIR), stratified by "
+                           "model, on this machine with the one-run executor; report per run and in total whether "
+                           "they come back equal within 1e-6, within 1e-3, or different, and whether the recorded "
+                           "CPU capability is this machine's")
+    p.add_argument("--seed", type=int_in(0, 2**32 - 1, "seed"), default=0,
+                   help="--verify-sample: seed of the draw (default 0)")
+    p.add_argument("--only", action="append", default=[], metavar="FIELD=VALUE[,VALUE]",
+                   help="--verify-sample: draw only runs with these values (repeatable; the filters of train.py "
+                        "--only: FIELD task, model, budget, difficulty, run or lr)")
+    p.add_argument("--threads", type=int_in(1, 1024, "threads"), default=None,
+                   help="--verify-sample: intra-op threads of each re-run (default: the row's recorded count, 1 "
+                        "when it records none)")
     p.add_argument("--config", default=None,
-                   help="--export-reproduction: sweep YAML (default: eval_suite/configs/cogscale_paper.yaml)")
+                   help="--export-reproduction / --verify-sample: sweep YAML (default: "
+                        "eval_suite/configs/<config name>.yaml)")
     p.add_argument("--out", default=None, help="--export-reproduction: output folder (default: rote_hf/results/ours)")
     p.add_argument("--worst", type=int, default=15, help="--reproduction: how many worst groups to list (default 15)")
     p.set_defaults(func=_results)
@@ -81,12 +98,33 @@ def _reproduction(args: argparse.Namespace) -> int:
                   "`rote-hf results --export-reproduction --results DIR`, or pass --results DIR")
             return 0
         print("our rows: shipped with the package (rote_hf/results/ours/cogscale_paper.parquet)")
+        ours = with_shipped_failures(ours)  # the strict rule counts the groups of the runs that diverged
     report = reproduction_report(ours)
     print(text_report(report, cells(ours), provenance, k=args.worst, pairs=paired_runs(ours)))
     return 0
 
 
+def _verify(args: argparse.Namespace) -> int:
+    from rote_hf.reports.verify import text_report, verify_sample  # lazy: imports torch
+
+    if args.dir is not None:
+        if not Path(args.dir).is_dir():
+            raise FileNotFoundError(f"results folder not found: {args.dir}")
+        rows, where = load(args.dir, decode_json=False), f"the results store {args.dir}"
+    else:
+        rows, where = shipped_frame(), "shipped with the package"
+    outcome = verify_sample(rows, args.verify_sample, seed=args.seed, only=args.only, config=args.config,
+                            threads=args.threads)
+    report = text_report(outcome).split("\n", 1)
+    print("\n".join([report[0], f"rows: {where}; draw seed {args.seed}", *report[1:]]))
+    return 0
+
+
 def _results(args: argparse.Namespace) -> int:
+    if (args.only or args.threads is not None) and args.verify_sample is None:
+        raise ValueError("--only and --threads go with --verify-sample N")
+    if args.verify_sample is not None:
+        return _verify(args)
     if args.export_reproduction:
         return _export(args)
     if args.reproduction:

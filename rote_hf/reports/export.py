@@ -21,6 +21,8 @@ from rote_hf.results.shipped import (
     FORMAT_VERSION, SHIPPED_DIR, derived_run_ids, forget_reads, shipped_provenance, shipped_table,
 )
 from rote_hf.results.store import ResultStore
+from rote_hf.suites import get_suite
+from rote_hf.suites.base import RunSpec
 from rote_hf.train.config import SweepConfig, expand
 
 
@@ -139,7 +141,7 @@ def export_reproduction(results: str | os.PathLike, *, config: str | os.PathLike
         "devices": sorted(set(table.column("device").to_pylist())),
         "first_timestamp": stamps[0] if stamps else None,
         "last_timestamp": stamps[-1] if stamps else None,
-        "failed": [{"run_id": r, "error": e} for r, e in sorted(failed.items())],
+        "failed": [failed_entry(expected[r], e) for r, e in sorted(failed.items())],
         "data_file": f"{sweep.name}.parquet",
         "data_sha256": hashlib.sha256(data).hexdigest(),
         "data_bytes": len(data),
@@ -154,4 +156,18 @@ def export_reproduction(results: str | os.PathLike, *, config: str | os.PathLike
     return provenance
 
 
-__all__ = ["default_config_path", "export_reproduction"]
+FAILED_KEYS = ("suite", "task", "model", "config", "budget", "learning_rate", "data_seed")
+"""Columns of a failed run that the provenance JSON records beside its run id and error, so that a
+reader can put the failure in its group without the sweep config (the Space has none)."""
+
+
+def failed_entry(spec: RunSpec, error: str) -> dict[str, Any]:
+    """The provenance JSON's record of failed run ``spec``: run id, error and :data:`FAILED_KEYS`
+    (the columns its row would have: difficulty as ``config``, the seed as ``data_seed``)."""
+    unit = get_suite(spec.suite)
+    columns = {"suite": spec.suite, "task": spec.task, "model": spec.model["name"], "budget": unit.budget(spec.model),
+               **unit.spec_columns(spec)}
+    return {"run_id": spec.run_id, "error": error, **{k: columns.get(k) for k in FAILED_KEYS}}
+
+
+__all__ = ["FAILED_KEYS", "default_config_path", "export_reproduction", "failed_entry"]

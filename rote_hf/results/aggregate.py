@@ -224,27 +224,102 @@ def per_run_scores(df, *, source: str = "ours", config_name: str | None = None):
     return out[out["test"].notna()].reset_index(drop=True)
 
 
+#: The rules of agreement a report carries, by the column that holds each (:func:`reproduction_report`).
+AGREEMENT_RULES = {"ours": "agree", "strict": "agree_strict", "paired": "agree_paired"}
+TWO_SE = 2.0
+"""The threshold of every rule, in standard errors of the difference (``|diff| <= 2 se + AGREE_ATOL``)."""
+
+
+def diverged_runs(df, *, source: str = "ours", config_name: str | None = None):
+    """The CogScale runs of ``df`` that left no finite test score: failed rows whose error says the
+    training loss was not finite (``diverged``), and ``ok`` rows whose test score is not finite (the
+    published side's diverged runs). One row per run: :data:`REPRODUCTION_KEYS` (as
+    :func:`per_run_scores` writes them) and ``seed``."""
+    import numpy as np
+    import pandas as pd
+
+    df = _ours(df, "cogscale", source)
+    if config_name is not None and "config_name" in df:
+        df = df[df["config_name"] == config_name]
+    df = decode_metrics(df)
+    errors = (df["error"].fillna("").astype(str) if "error" in df else pd.Series("", index=df.index))
+    test = _metric(df, "test_score").to_numpy()
+    lost = (((df["status"] == "failed") & errors.str.contains("not finite|diverged", regex=True)).to_numpy()
+            | ((df["status"] == "ok").to_numpy() & ~np.isfinite(test)))
+    df = df[lost]
+    return pd.DataFrame({
+        "task": df["task"].to_numpy(), "difficulty": df["config"].to_numpy(), "budget": df["budget"].to_numpy(),
+        "model": [REPRODUCTION_MODEL_NAMES.get(m, m) for m in df["model"]],
+        "learning_rate": pd.to_numeric(df["learning_rate"], errors="coerce").round(12).fillna(-1.0).to_numpy(),
+        "seed": pd.to_numeric(df["data_seed"]).to_numpy(),
+    })
+
+
+def seed_twins(ours, paper, *, config_name: str | None = "cogscale_paper"):
+    """Each of our finite test scores beside its published twin: the same :data:`REPRODUCTION_KEYS`
+    and ``seed`` (the seed drives the data and the initialisation on both sides), with
+    ``test_ours``, ``test_paper`` and ``diff = test_ours - test_paper`` (score units)."""
+    mine = per_run_scores(ours, source="ours", config_name=config_name).rename(columns={"test": "test_ours"})
+    theirs = per_run_scores(paper, source="paper").rename(columns={"test": "test_paper"})
+    out = mine.merge(theirs, on=[*REPRODUCTION_KEYS, "seed"], how="inner")
+    out["diff"] = out["test_ours"] - out["test_paper"]
+    return out
+
+
+def welch_df(n_ours, n_paper):
+    """Welch-Satterthwaite degrees of freedom of the difference of two means of ``n_ours`` and
+    ``n_paper`` runs with equal variances (the null of the agreement test): ``2n - 2`` for n vs n."""
+    import numpy as np
+
+    a, b = 1.0 / np.asarray(n_ours, float), 1.0 / np.asarray(n_paper, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (a + b) ** 2 / (a ** 2 / (np.asarray(n_ours, float) - 1) + b ** 2 / (np.asarray(n_paper, float) - 1))
+
+
+def null_agreement(dof: float, k: float = TWO_SE) -> float:
+    """The chance that ``|diff| <= k se`` when nothing differs: ``P(|T| <= k)`` for Student's t with
+    ``dof`` degrees of freedom (normal scores; 0.939 for Welch's 10 vs 10 runs, 0.923 for 10 pairs)."""
+    from scipy.stats import t
+
+    return float(2.0 * t.cdf(k, dof) - 1.0) if dof > 0 else math.nan
+
+
 def reproduction_report(ours=None, paper=None, *, config_name: str | None = "cogscale_paper", clip: bool = False):
-    """Our CogScale runs against the published per-run results, group by group.
+    """Our CogScale runs against the published per-run results, group by group, under three rules.
 
     ``ours``: result rows (a :func:`rote_hf.results.load` frame; default: the rows shipped with
     the package, :mod:`rote_hf.results.shipped`); only ``source == "ours"``, ``suite ==
-    "cogscale"``, ``status == "ok"`` rows of config ``config_name`` (``None``: any) are used.
+    "cogscale"`` rows of config ``config_name`` (``None``: any) are used: ``ok`` rows for the
+    scores, failed rows for :func:`diverged_runs`.
     ``paper``: the published rows (default: the 25,760 runs of
     :func:`rote_hf.results.published.cogscale_run_rows`). Model names are matched through
     :data:`REPRODUCTION_MODEL_NAMES` (the report uses the published names).
 
-    One row per group (task, difficulty, budget, model, learning rate; ESN: NaN) present on both
-    sides: ``n_*`` finite test scores (NaN scores, i.e. diverged runs, are not counted), their
-    ``mean_*`` and ``std_*`` (ddof 1), ``diff = mean_ours - mean_paper``,
-    ``se = sqrt(s_o**2/n_o + s_p**2/n_p)`` (Welch's standard error of the difference; when one
-    side has a single run, its variance is taken from the other side, i.e. equal variances are
-    assumed; with a single run on both sides ``se`` is NaN), ``z = diff / se`` (0 when both are
-    0, ±inf when only ``se`` is 0), and ``agree = |diff| <= 2 se + AGREE_ATOL`` (nullable
-    boolean, NA when ``se`` is NaN). ``clip`` clips test scores at 1 first (the published table
-    did; off by default: the runs are compared as recorded). ``category`` and ``cause`` (a
-    known, documented reason for a difference, or ``""``:
-    :func:`rote_hf.results.reproduction.known_cause`) are added. Sorted by the group keys.
+    One row per group (task, difficulty, budget, model, learning rate; ESN: NaN) with runs on
+    both sides (finite scores, or runs that diverged): ``n_*`` finite test scores (diverged runs
+    are not counted; a group whose runs all diverged on a side has ``n = 0``, NaN mean), their
+    ``mean_*`` and ``std_*`` (ddof 1), ``diverged_*`` (runs of the group that left no finite
+    score: :func:`diverged_runs`), ``diff = mean_ours - mean_paper``, and
+
+    - **our rule** (``agree``): ``se = sqrt(s_o**2/n_o + s_p**2/n_p)`` (Welch's standard error of
+      the difference; when one side has a single run, its variance is taken from the other side,
+      i.e. equal variances are assumed; with a single run on both sides ``se`` is NaN),
+      ``z = diff / se`` (0 when both are 0, ±inf when only ``se`` is 0), and
+      ``agree = |diff| <= 2 se + AGREE_ATOL`` (nullable boolean, NA when ``se`` is NaN);
+    - **the strict rule** (``agree_strict``, never NA): agrees only where our rule agrees with no
+      borrowed variance (at least 2 finite runs on each side) and no diverged run on either side;
+      a group with fewer than 2 surviving runs on a side, or with a diverged run, counts as
+      disagreeing (its variance, or its full sample, is not there to test). So the strict
+      figure is a lower bound of ours: same test, more groups counted against it;
+    - **the paired rule** (``agree_paired``): our seed s and the published seed s share the data
+      and the initialisation, so they are twins (:func:`seed_twins`): ``n_pairs``, the mean
+      ``diff_paired`` and ``se_paired = sd(d) / sqrt(n_pairs)`` of the twin differences, and
+      ``agree_paired = |diff_paired| <= 2 se_paired + AGREE_ATOL`` (NA with fewer than 2 pairs).
+
+    ``clip`` clips test scores at 1 first (the published table did; off by default: the runs are
+    compared as recorded). ``category`` and ``cause`` (a known, documented reason for a
+    difference, or ``""``: :func:`rote_hf.results.reproduction.known_cause`) are added. Sorted by
+    the group keys.
     """
     import numpy as np
     import pandas as pd
@@ -260,26 +335,53 @@ def reproduction_report(ours=None, paper=None, *, config_name: str | None = "cog
     for name, frame in (("ours", ours), ("paper", paper)):
         if not isinstance(frame, pd.DataFrame):
             raise TypeError(f"{name} must be a pandas DataFrame of result rows, got {type(frame).__name__}")
+    keys = list(REPRODUCTION_KEYS)
     sides = []
     for label, frame in (("ours", ours), ("paper", paper)):
-        scores = per_run_scores(frame, source=label, config_name=config_name if label == "ours" else None)
+        cfg = config_name if label == "ours" else None
+        scores = per_run_scores(frame, source=label, config_name=cfg)
         if clip:
             scores["test"] = scores["test"].clip(upper=1.0)
-        g = scores.groupby(list(REPRODUCTION_KEYS), sort=True)["test"]
-        sides.append(pd.DataFrame({f"n_{label}": g.size(), f"mean_{label}": g.mean(), f"std_{label}": g.std(ddof=1)}))
+        g = scores.groupby(keys, sort=True)["test"]
+        lost = diverged_runs(frame, source=label, config_name=cfg).groupby(keys).size()
+        side = pd.DataFrame({f"n_{label}": g.size(), f"mean_{label}": g.mean(), f"std_{label}": g.std(ddof=1)})
+        side = side.join(lost.rename(f"diverged_{label}"), how="outer")  # a group may have diverged runs only
+        sides.append(side.fillna({f"n_{label}": 0, f"diverged_{label}": 0}))
     table = sides[0].join(sides[1], how="inner").reset_index()
     n_o, n_p = table["n_ours"].to_numpy(float), table["n_paper"].to_numpy(float)
     v_o, v_p = table["std_ours"].to_numpy(float) ** 2, table["std_paper"].to_numpy(float) ** 2
     v_o = np.where(n_o < 2, v_p, v_o)  # a single run: borrow the other side's variance
     v_p = np.where(n_p < 2, v_o, v_p)
     with np.errstate(divide="ignore", invalid="ignore"):
-        se = np.sqrt(v_o / n_o + v_p / n_p)
+        se = np.where((n_o < 1) | (n_p < 1), np.nan, np.sqrt(v_o / n_o + v_p / n_p))
         diff = table["mean_ours"].to_numpy(float) - table["mean_paper"].to_numpy(float)
         z = np.where(diff == 0, 0.0, diff / se)
     table["diff"], table["se"], table["z"] = diff, se, z
-    agree = pd.array(np.abs(diff) <= 2 * se + AGREE_ATOL, dtype="boolean")
+    agree = pd.array(np.abs(diff) <= TWO_SE * se + AGREE_ATOL, dtype="boolean")
     agree[np.isnan(se)] = pd.NA
     table["agree"] = agree
+    for col in ("diverged_ours", "diverged_paper"):
+        table[col] = table[col].fillna(0).astype(int)
+    table["agree_strict"] = (agree.fillna(False).to_numpy(bool) & (n_o >= 2) & (n_p >= 2)
+                             & (table["diverged_ours"].to_numpy() == 0) & (table["diverged_paper"].to_numpy() == 0))
+    # the paired rule over seed twins
+    twins = seed_twins(ours, paper, config_name=config_name)
+    if clip:
+        twins["diff"] = twins["test_ours"].clip(upper=1.0) - twins["test_paper"].clip(upper=1.0)
+    pg = twins.groupby(keys, sort=True)["diff"]
+    paired = pd.DataFrame({"n_pairs": pg.size(), "diff_paired": pg.mean(), "sd_paired": pg.std(ddof=1)})
+    table = table.merge(paired.reset_index(), on=keys, how="left")
+    n_pairs = table["n_pairs"].fillna(0).to_numpy(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se_paired = table["sd_paired"].to_numpy(float) / np.sqrt(n_pairs)
+    se_paired[n_pairs < 2] = np.nan
+    table["n_pairs"] = n_pairs.astype(int)
+    table["se_paired"] = se_paired
+    agree_paired = pd.array(np.abs(table["diff_paired"].to_numpy(float)) <= TWO_SE * se_paired + AGREE_ATOL,
+                            dtype="boolean")
+    agree_paired[np.isnan(se_paired)] = pd.NA
+    table["agree_paired"] = agree_paired
+    table = table.drop(columns="sd_paired")
     table["learning_rate"] = table["learning_rate"].where(table["learning_rate"] >= 0)
     categories = task_categories()
     table.insert(5, "category", [categories.get(t, "") for t in table["task"]])

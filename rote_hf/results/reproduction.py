@@ -17,8 +17,8 @@ import os
 from typing import Any
 
 from rote_hf.results.aggregate import (
-    REPRODUCTION_KEYS, REPRODUCTION_MODEL_NAMES, cogscale_table, decode_metrics, format_table, per_run_scores,
-    published_cogscale_runs,
+    AGREEMENT_RULES, REPRODUCTION_KEYS, REPRODUCTION_MODEL_NAMES, cogscale_table, decode_metrics, format_table,
+    null_agreement, published_cogscale_runs, seed_twins, welch_df,
 )
 from rote_hf.results.schema import budget_value
 from rote_hf.results.shipped import shipped_frame
@@ -84,24 +84,85 @@ def task_categories() -> dict[str, str]:
     return {name: task.category for name, task in TASKS.items()}
 
 
-def headline(report, *, exclude: tuple[str, ...] = HEADLINE_EXCLUDES) -> dict[str, Any]:
+def headline(report, *, exclude: tuple[str, ...] = HEADLINE_EXCLUDES, rule: str = "ours") -> dict[str, Any]:
     """``{"groups", "tested", "agree", "fraction"}`` over the groups of models not in ``exclude``
-    (``tested``: groups with a defined standard error; ``fraction`` = agree / tested, NaN if none)."""
+    under ``rule`` (one of :data:`~rote_hf.results.aggregate.AGREEMENT_RULES`: ``"ours"``,
+    ``"strict"``, ``"paired"``). ``tested``: groups the rule decides (ours: a defined standard
+    error; strict: every group; paired: at least 2 seed twins); ``fraction`` = agree / tested, NaN if none."""
+    if rule not in AGREEMENT_RULES:
+        raise ValueError(f"rule must be one of {tuple(AGREEMENT_RULES)}, got {rule!r}")
+    column = AGREEMENT_RULES[rule]
     rows = report[~report["model"].isin(exclude)] if len(report) else report
-    tested = int(rows["agree"].notna().sum()) if len(rows) else 0
-    agree = int(rows["agree"].fillna(False).sum()) if len(rows) else 0
+    tested = int(rows[column].notna().sum()) if len(rows) else 0
+    agree = int(rows[column].fillna(False).astype(bool).sum()) if len(rows) else 0
     return {"groups": len(rows), "tested": tested, "agree": agree, "fraction": agree / tested if tested else math.nan}
 
 
+def _mode(values) -> int | None:
+    """The most frequent value (the smallest among ties), ``None`` for none."""
+    import pandas as pd
+
+    counts = pd.Series(list(values), dtype=float).value_counts()
+    return None if not len(counts) else int(min(counts.index[counts == counts.max()]))
+
+
+def null_expectation(report, *, exclude: tuple[str, ...] = HEADLINE_EXCLUDES) -> dict[str, Any]:
+    """The agreement expected when nothing differs, at the typical size of the tested groups:
+    ``n_ours``/``n_paper`` (the most frequent ``n`` of each side among the groups our rule tests),
+    ``welch`` = ``P(|T| <= 2)`` for Student's t with the Welch-Satterthwaite degrees of freedom of
+    n_ours vs n_paper runs (``welch_df``: 18 for 10 vs 10), the expectation of our rule and of the
+    strict rule; ``n_pairs`` (most frequent) and ``paired`` = ``P(|T| <= 2)`` with ``n_pairs - 1``
+    degrees of freedom. Normal scores; NaN where nothing is tested."""
+    rows = report[~report["model"].isin(exclude)] if len(report) else report
+    tested = rows[rows["agree"].notna()] if len(rows) else rows
+    n_o = _mode(tested["n_ours"]) if len(tested) else None
+    n_p = _mode(tested["n_paper"]) if len(tested) else None
+    pairs = rows[rows["agree_paired"].notna()] if len(rows) else rows
+    n_pairs = _mode(pairs["n_pairs"]) if len(pairs) else None
+    welch = null_agreement(float(welch_df(n_o, n_p))) if n_o and n_p and n_o > 1 and n_p > 1 else math.nan
+    return {"n_ours": n_o, "n_paper": n_p, "welch": welch, "n_pairs": n_pairs,
+            "paired": null_agreement(n_pairs - 1.0) if n_pairs and n_pairs > 1 else math.nan}
+
+
+RULE_TEXT = {
+    "ours": "our rule (Welch SE; a side with one run borrows the other's variance)",
+    "strict": "strict (no borrowed variance; a group with fewer than 2 surviving runs on a side, or a diverged run, disagrees)",
+    "paired": "paired over seed twins (SE of the mean twin difference)",
+}
+
+
+def rules_text(report, *, exclude: tuple[str, ...] = HEADLINE_EXCLUDES, bold: bool = False) -> str:
+    """The three rules side by side on the groups of models not in ``exclude``, with the agreement
+    expected under the null (:func:`null_expectation`), as one sentence (markdown bold when asked)."""
+    b = "**" if bold else ""
+    parts = [f"{RULE_TEXT[rule]} {b}{fraction_text(headline(report, exclude=exclude, rule=rule))}{b}"
+             for rule in AGREEMENT_RULES]
+    e = null_expectation(report, exclude=exclude)
+    expected = []
+    if not math.isnan(e["welch"]):
+        expected.append(f"{100 * e['welch']:.1f} % for our rule and the strict one ({e['n_ours']} vs {e['n_paper']} "
+                        f"runs, t with {float(welch_df(e['n_ours'], e['n_paper'])):.3g} df)")
+    if not math.isnan(e["paired"]):
+        expected.append(f"{100 * e['paired']:.1f} % for the paired test ({e['n_pairs']} twins, t with "
+                        f"{e['n_pairs'] - 1} df)")
+    text = "within 2 SE: " + "; ".join(parts)
+    if expected:
+        text += ". Expected if nothing differed (normal scores, the typical group size): " + " and ".join(expected)
+    return text + "."
+
+
 def summary(report, by: str = "model", *, exclude: tuple[str, ...] = ()):
-    """Agreement per value of ``by`` (one of :data:`SUMMARY_BY`): groups, tested, agree, fraction."""
+    """Agreement per value of ``by`` (one of :data:`SUMMARY_BY`): groups, tested, agree, fraction
+    (our rule), and the fractions of the strict (``strict``) and paired (``paired``) rules."""
     import pandas as pd
 
     if by not in SUMMARY_BY:
         raise ValueError(f"by must be one of {SUMMARY_BY}, got {by!r}")
     rows = report[~report["model"].isin(exclude)] if len(report) else report
-    out = [{by: key, **headline(g, exclude=())} for key, g in rows.groupby(by, sort=True)] if len(rows) else []
-    return pd.DataFrame(out, columns=[by, "groups", "tested", "agree", "fraction"])
+    out = [{by: key, **headline(g, exclude=()), "strict": headline(g, exclude=(), rule="strict")["fraction"],
+            "paired": headline(g, exclude=(), rule="paired")["fraction"]}
+           for key, g in rows.groupby(by, sort=True)] if len(rows) else []
+    return pd.DataFrame(out, columns=[by, "groups", "tested", "agree", "fraction", "strict", "paired"])
 
 
 def worst(report, k: int = 15):
@@ -173,10 +234,7 @@ def paired_runs(ours=None, paper=None, *, config_name: str | None = "cogscale_pa
     if ours is None:
         ours = shipped_frame()
     paper = published_cogscale_runs() if paper is None else paper
-    mine = per_run_scores(ours, source="ours", config_name=config_name).rename(columns={"test": "test_ours"})
-    theirs = per_run_scores(paper, source="paper").rename(columns={"test": "test_paper"})
-    out = mine.merge(theirs, on=[*REPRODUCTION_KEYS, "seed"], how="inner")
-    out["diff"] = out["test_ours"] - out["test_paper"]
+    out = seed_twins(ours, paper, config_name=config_name)
     out["learning_rate"] = out["learning_rate"].where(out["learning_rate"] >= 0)
     return out.sort_values([*REPRODUCTION_KEYS, "seed"]).reset_index(drop=True)
 
@@ -244,6 +302,7 @@ def text_report(report, cell_table=None, provenance: dict | None = None, *, k: i
         return "\n".join(lines)
     lines.append(f"headline (non-ESN groups within 2 SE): {fraction_text(headline(report))}; "
                  f"all groups incl. ESN: {fraction_text(headline(report, exclude=()))}")
+    lines.append(f"non-ESN groups, three rules {rules_text(report)}")
     for by in ("model", "category"):
         lines += ["", f"agreement by {by}:", format_table(summary(report, by), digits=3)]
     bad = worst(report, k)
@@ -292,9 +351,16 @@ def markdown_report(report, cell_table, provenance: dict | None, *, plot: str | 
              if partial else "")
     lines += [f"**Headline**: {fraction_text(h)} of the tested non-ESN groups agree within 2 standard errors "
               f"(all groups including the ESN: {fraction_text(h_all)}); {h_all['groups']} groups of "
-              f"(task, difficulty, budget, model, learning rate) have runs on both sides{short}.", ""]
+              f"(task, difficulty, budget, model, learning rate) have runs on both sides{short}.", "",
+              f"**Three rules side by side** (non-ESN groups), {rules_text(report, bold=True)} "
+              "Our rule tests the groups with a standard error; the strict rule counts every group (one with fewer "
+              "than 2 surviving runs on a side, or with a diverged run on either side, as disagreeing), so it is "
+              "a lower bound of ours; the paired rule tests the groups with at least 2 seed twins "
+              "(`rote_hf.results.aggregate.reproduction_report`).", ""]
     for by in ("model", "category", "difficulty"):
-        lines += [f"### Agreement by {by}", "", _md_table(summary(report, by), [by, "groups", "tested", "agree", "fraction"]), ""]
+        lines += [f"### Agreement by {by}", "",
+                  "`fraction`: our rule; `strict` and `paired`: the fractions under the other two rules.", "",
+                  _md_table(summary(report, by), [by, "groups", "tested", "agree", "fraction", "strict", "paired"]), ""]
     bad = worst(report, k)
     lines += [f"### Worst groups ({len(bad)} largest |diff| among the disagreeing)", "",
               _md_table(bad.assign(lr=[_fmt(v, 4) for v in bad["learning_rate"]], cause=[c or "–" for c in bad["cause"]]),

@@ -14,8 +14,10 @@ rows written by ``eval_suite/train.py``). Nothing else is dropped, so :func:`shi
 rebuilds the rows exactly (the store's Arrow schema). Deterministic: the same store gives
 byte-identical files (no wall-clock time is written).
 
-Only ``ok`` rows are shipped; failed runs are listed in the JSON (``failed``: run id and error)
-so that they are never dropped silently. Shipped rows get ``verified=True`` (produced by the
+Only ``ok`` rows are shipped; failed runs are listed in the JSON (``failed``: run id, error and
+the columns that place the run in its group: suite, task, model, config, budget, learning_rate,
+data_seed) so that they are never dropped silently, and :func:`with_shipped_failures` gives them
+back as failed rows (the reproduction report's strict rule counts the groups whose runs diverged). Shipped rows get ``verified=True`` (produced by the
 team's documented config at the recorded commits) and ``config_name`` = the config's name (a run
 id is the run's identity, whatever config first ran it).
 
@@ -31,7 +33,7 @@ import json
 import os
 from pathlib import Path
 
-from rote_hf.results.schema import COLUMNS, arrow_schema
+from rote_hf.results.schema import COLUMNS, ResultRow, arrow_schema
 
 SHIPPED_DIR = Path(__file__).with_name("ours")
 SHIPPED_CONFIGS = ("cogscale_paper",)
@@ -99,6 +101,41 @@ def shipped_frame(name: str | None = None, *, directory: str | os.PathLike | Non
 
     names = SHIPPED_CONFIGS if name is None else (name,)
     return pa.concat_tables([shipped_table(n, directory=directory) for n in names]).to_pandas()
+
+
+def shipped_failed_rows(name: str = "cogscale_paper", *, directory: str | os.PathLike | None = None):
+    """The runs shipped config ``name`` lists as failed, as failed result rows of ours (a pandas
+    DataFrame, JSON columns as text; empty when nothing is shipped or nothing failed). Entries
+    written before the JSON recorded their group columns (an export older than issue 30) raise
+    ``ValueError``: export again (``rote-hf results --export-reproduction --results DIR``)."""
+    import pyarrow as pa
+
+    prov = shipped_provenance(name, directory=directory) or {}
+    rows = []
+    for entry in prov.get("failed", []):
+        if entry.get("task") is None:
+            raise ValueError(f"the shipped {name}.json lists failed run {entry.get('run_id')!r} without its group "
+                             "columns: export it again (rote-hf results --export-reproduction --results DIR)")
+        rows.append(ResultRow(run_id=entry["run_id"], suite=entry["suite"], task=entry["task"], model=entry["model"],
+                              config=entry["config"], budget=entry["budget"], learning_rate=entry["learning_rate"],
+                              data_seed=entry["data_seed"], init_seed=entry["data_seed"], status="failed",
+                              error=entry.get("error") or "failed", source="ours", config_name=prov["config_name"],
+                              verified=True))
+    # as shipped_frame builds its frame, so that the two concatenate column by column
+    return pa.Table.from_pylist([r.to_record() for r in rows], schema=arrow_schema()).to_pandas()
+
+
+def with_shipped_failures(ours, name: str = "cogscale_paper"):
+    """``ours`` (result rows) with the failed runs shipped config ``name`` lists
+    (:func:`shipped_failed_rows`) added, when ``ours`` holds shipped rows of it (a run already in
+    ``ours`` is kept as it is). Unchanged otherwise: a store's rows carry their own failures."""
+    import pandas as pd
+
+    if name not in SHIPPED_CONFIGS or not len(ours) or not (set(ours["run_id"]) & shipped_run_ids(name)):
+        return ours
+    failed = shipped_failed_rows(name)
+    failed = failed[~failed["run_id"].isin(set(ours["run_id"]))]
+    return pd.concat([ours, failed], ignore_index=True) if len(failed) else ours
 
 
 def forget_reads() -> None:

@@ -22,7 +22,7 @@ from types import MappingProxyType
 from typing import Any, Callable
 
 from rote_hf.boards.tables import cogscale_board
-from rote_hf.protocols.device import device_label
+from rote_hf.protocols.device import device_label, environment
 from rote_hf.protocols.measure import measure, trainable_parameters
 from rote_hf.results.aggregate import cogscale_table
 from rote_hf.results.headlines import COGSCALE_HEADLINE
@@ -194,7 +194,7 @@ class CogScaleSuite(Suite):
             published: Mapping[str, float] | None = None):
         """The result row of one finished fit (``m``: its measurement; ``protocol`` None for the
         ESN). Shared by the one-run executor and the fleet executor, so both store the same row."""
-        settings = {"category": data.category, "best_epoch": fit.best_epoch}
+        settings = {"category": data.category, "best_epoch": fit.best_epoch, "environment": environment()}
         if search is not None:
             settings.update(search=dict(search), chosen=dict(chosen or {}))
         if published is not None:  # the ESN's values from CogScale's report

@@ -9,16 +9,18 @@ from rote_hf.registry import resolve_object
 from rote_hf.results.provenance import git_commit, package_version, utc_timestamp
 from rote_hf.suites.base import RunSpec
 from rote_hf.zoo import build_model
+from rote_hf.zoo.spec import is_hf_name
 
 
 def model_builder(model: Mapping[str, Any], input_size: int, output_size: int) -> Callable[[], Any]:
     """A zero-argument builder for the model entry ``{"name": ..., **kwargs}`` of a config.
 
-    A name written ``"module:factory"`` is a user model: ``factory(input_size=..., output_size=..., **kwargs)``.
+    A name written ``"hf:<model_type>"`` is a zoo model built from a transformers config; any other
+    name written ``"module:factory"`` is a user model: ``factory(input_size=..., output_size=..., **kwargs)``.
     """
     kwargs = {k: v for k, v in model.items() if k != "name"}
     name = model["name"]
-    if ":" in name:
+    if ":" in name and not is_hf_name(name):
         factory = resolve_object(name)
         return lambda: factory(input_size=input_size, output_size=output_size, **kwargs)
 

@@ -25,7 +25,7 @@ from types import MappingProxyType
 from typing import Any, Callable
 
 from rote_hf.boards.tables import rote_board
-from rote_hf.protocols.device import device_label
+from rote_hf.protocols.device import device_label, environment
 from rote_hf.protocols.measure import measure, trainable_parameters
 from rote_hf.protocols.rote import RoteData as Windows, RoteProtocol, fit_rote
 from rote_hf.results.aggregate import rote_summary
@@ -186,7 +186,8 @@ class RoteSuite(Suite):
             run_id=spec.run_id, suite=spec.suite, task=spec.task, **self.spec_columns(spec),
             task_params=dict(spec.task_params), param_count=trainable_parameters(model), run=spec.run,
             protocol="rote",
-            settings={**protocol.as_dict(), "stop_reason": fit.stop_reason, "best_epoch": fit.best_epoch},
+            settings={**protocol.as_dict(), "stop_reason": fit.stop_reason, "best_epoch": fit.best_epoch,
+                      "environment": environment()},
             metrics=fit.metrics, outputs={"forecast": fit.forecast, "target": data.target},
             # the pre-unit rows stored lower_is_better=True for DL and False for the exact fallback
             **headline.row_fields(fit.metrics),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import traceback
 from typing import Any, Callable
 
-from rote_hf.protocols.device import DeviceFailure, device_label, is_sticky_device_error
+from rote_hf.protocols.device import DeviceFailure, device_label, environment, is_sticky_device_error
 from rote_hf.results.schema import ResultRow
 from rote_hf.suites import get_suite
 from rote_hf.suites.base import RunSpec
@@ -34,7 +34,7 @@ def failed_row(spec: RunSpec, exc: BaseException, device: Any = "cpu") -> Result
     unit = get_suite(spec.suite)
     return ResultRow(
         run_id=spec.run_id, suite=spec.suite, task=spec.task, task_params=dict(spec.task_params),
-        run=spec.run, protocol=unit.protocol_name, settings=dict(spec.protocol), status="failed",
+        run=spec.run, protocol=unit.protocol_name, settings={**spec.protocol, "environment": environment()}, status="failed",
         error=f"{type(exc).__name__}: {exc}\n{tb}", device=device_label(device), model=spec.model["name"],
         model_config={k: v for k, v in spec.model.items() if k != "name"},
         budget=unit.budget(spec.model), **unit.spec_columns(spec), **provenance(spec, ""),

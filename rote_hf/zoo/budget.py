@@ -115,9 +115,16 @@ def search_width(
     return (lo, c_lo) if budget - c_lo <= c_hi - budget else (hi, c_hi)
 
 
-def check_tolerance(name: str, budget: int, achieved: int, width_key: str, width: int) -> None:
-    """Refuse (ValueError) a budget missed by more than 10%, naming the achieved count."""
+def check_tolerance(name: str, budget: int, achieved: int, width_key: str, width: int, *,
+                    smallest: bool = False) -> None:
+    """Refuse (ValueError) a budget missed by more than 10%, naming the achieved count; ``smallest``:
+    ``width`` is the architecture's smallest valid size (the budget is below it)."""
     if abs(achieved - budget) > BUDGET_TOLERANCE * budget:
+        if smallest:
+            raise ValueError(
+                f"budget={budget} cannot be met within +-{BUDGET_TOLERANCE:.0%} by {name!r}: its smallest valid "
+                f"size, {width_key}={width}, has {achieved} trainable parameters ({(achieved - budget) / budget:+.1%})"
+            )
         raise ValueError(
             f"budget={budget} cannot be met within +-{BUDGET_TOLERANCE:.0%} by {name!r}: the closest "
             f"{width_key}={width} has {achieved} trainable parameters "

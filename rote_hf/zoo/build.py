@@ -103,7 +103,7 @@ def resolve_arch(
     for key in _INTERNAL:
         arch.pop(key, None)
     unknown = sorted(set(widths) - set(spec.defaults))
-    if unknown:
+    if unknown and not spec.open_arguments:
         raise TypeError(f"unknown argument(s) {unknown} for {name!r}; allowed: {sorted(spec.defaults)}")
     if seed is not None and "reservoir_seed" in arch and "reservoir_seed" not in widths:
         arch["reservoir_seed"] = seed
@@ -113,6 +113,16 @@ def resolve_arch(
 
     def count(w: int) -> int:
         return architecture_count(spec, input_size, output_size, {**arch, key: w})
+
+    refusals: list[ValueError] = []
+
+    def count_or_none_arch(updates: Mapping[str, Any]) -> int | None:
+        """The count with ``updates`` applied, or None where the architecture refuses them."""
+        try:
+            return architecture_count(spec, input_size, output_size, {**arch, **updates})
+        except ValueError as exc:
+            refusals.append(exc)
+            return None
 
     target = None
     if preset == "rote-matched":
@@ -139,12 +149,23 @@ def resolve_arch(
                     f"budget={budget} gives {key}={width} for {name!r}, above its limit {spec.width_max}"
                 )
             arch[key] = width
+        elif spec.search is not None:
+            if key in widths:
+                raise ValueError(f"pass either budget or {key}, not both")
+            try:
+                chosen, achieved, smallest = spec.search(count_or_none_arch, budget, dict(widths))
+            except ValueError:
+                if refusals:  # nothing builds: the type's own error at its smallest size
+                    raise refusals[0] from None
+                raise
+            check_tolerance(name, budget, achieved, key, chosen[key], smallest=smallest)
+            arch.update(chosen)
         else:
             width, achieved = search_width(
                 count, budget, width_min=spec.width_min, width_step=width_step, width_max=spec.width_max,
                 monotone=spec.monotone,
             )
-            check_tolerance(name, budget, achieved, key, width)
+            check_tolerance(name, budget, achieved, key, width, smallest=achieved > budget and width == spec.width_min)
             arch[key] = width
     return Resolution(name=name, preset=preset, budget=budget, target=target,
                       arch=ReadOnlyDict(arch), expected_params=count(arch[key]))

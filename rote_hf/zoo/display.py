@@ -52,10 +52,20 @@ _BY_LOWER = {**{k.lower(): v for k, v in DISPLAY_NAMES.items()},
 _WIDTH_KEYS = ("hidden_size", "d_model", "units", "reservoir_size")
 
 
+HF_SUFFIX = " (transformers)"
+"""Added to the model type of an ``hf:`` name that would otherwise read as a zoo display name
+(``hf:mamba`` is transformers' Mamba, not the zoo's ``mamba``)."""
+
+
 def display_name(name: Any) -> str:
     """The display name of a registry name, a display name or a published alias (any case);
+    ``hf:<model_type>`` shows its model type (``hf:mamba2`` -> ``mamba2``; a type whose name is a
+    zoo display name gets `` (transformers)``: ``hf:mamba`` -> ``mamba (transformers)``);
     any other name (a visitor's own architecture, an LLM id) is returned unchanged."""
     text = str(name)
+    if text.startswith("hf:"):
+        model_type = text[3:]
+        return model_type + HF_SUFFIX if model_type.lower() in _BY_LOWER else model_type
     return _BY_LOWER.get(text.lower(), text)
 
 
@@ -64,6 +74,8 @@ def variant(name: Any, model_config: Mapping[str, Any] | None = None) -> str:
     reference layer`` for ``minlstm-rote``), then the preset (``preset: rote-paper``) or, without
     a preset, the width setting (``hidden_size=32``); ``""`` when nothing does."""
     parts = []
+    if str(name).startswith("hf:"):
+        parts.append("transformers config")
     tag = REGISTRY_VARIANTS.get(str(name).lower())
     if tag:
         parts.append(tag)

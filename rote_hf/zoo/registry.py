@@ -7,7 +7,7 @@ is known whichever module asked.
 
 from __future__ import annotations
 
-from .spec import MODELS, ModelSpec, register
+from .spec import MODELS, ModelSpec, is_hf_name, register
 
 
 def _load_families() -> None:
@@ -22,8 +22,16 @@ def names() -> tuple[str, ...]:
 
 
 def get_spec(name: str) -> ModelSpec:
-    """The ``ModelSpec`` of ``name``; ValueError listing the allowed names otherwise."""
+    """The ``ModelSpec`` of ``name``; ValueError listing the allowed names otherwise.
+
+    ``"hf:<model_type>"`` names any decoder of the installed ``transformers``
+    (:func:`rote_hf.zoo.families.hf.hf_spec`; ValueError listing close matches, or saying why
+    the type is not a decoder)."""
     _load_families()
+    if is_hf_name(name):
+        from .families.hf import hf_spec  # lazy: imports torch (and transformers on use)
+
+        return hf_spec(name)
     return MODELS.get(name)
 
 

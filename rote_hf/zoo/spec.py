@@ -32,6 +32,10 @@ class ModelSpec:
     count: optional closed form (input_size, output_size, arch) -> trainable parameters, used to
         search budgets without building; tests check it against the built model.
     monotone: False when the count is not non-decreasing in width (budgets then scan every width).
+    open_arguments: True when any keyword is an architecture argument (``hf:`` names take any config
+        field; the config itself refuses what it does not accept).
+    search: optional budget search ``(count, budget, fixed) -> (arch updates, count, smallest_valid)``
+        replacing the one-width search (``count(updates)`` is None where the architecture refuses).
     """
 
     name: str
@@ -48,6 +52,18 @@ class ModelSpec:
     width_max: int = 1 << 14
     count: Callable[[int, int, Mapping[str, Any]], int] | None = None
     monotone: bool = True
+    open_arguments: bool = False
+    search: Callable[..., Any] | None = None
+
+
+#: Prefix of the names built from an installed ``transformers`` config (``"hf:mamba2"``); those
+#: specs are made on demand by :func:`rote_hf.zoo.families.hf.hf_spec`, not registered.
+HF_PREFIX = "hf:"
+
+
+def is_hf_name(name: object) -> bool:
+    """True for ``"hf:<model_type>"`` names (built from a ``transformers`` config)."""
+    return isinstance(name, str) and name.startswith(HF_PREFIX)
 
 
 #: Model name -> :class:`ModelSpec` (filled by the family modules' decorators).

@@ -14,7 +14,7 @@ from rote_hf.results.aggregate import REPRODUCTION_MODEL_NAMES, reproduction_rep
 from rote_hf.results.published import COGSCALE_MODEL_NAMES, cogscale_run_rows
 from rote_hf.results.reproduction import cells, headline, known_cause, paired_runs, summary, worst
 from rote_hf.reports.export import export_reproduction
-from rote_hf.results.shipped import shipped_frame, shipped_provenance, shipped_table
+from rote_hf.results.shipped import shipped_failed_rows, shipped_frame, shipped_provenance, shipped_table
 from tests.helpers import run_cli
 
 from rote_hf.zoo.display import DISPLAY_NAMES, display_name
@@ -188,7 +188,16 @@ def test_export_round_trip(tiny_store, tmp_path):
     for name in ("cogscale_paper.parquet", "cogscale_paper.json"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     assert (prov["runs_expected"], prov["runs_ok"], prov["runs_failed"], prov["runs_left"]) == (4, 3, 1, 0)
-    assert prov["failed"] == [{"run_id": expand_ids(config)[3], "error": "diverged: loss is nan"}]
+    # a failure is listed with the columns that place it in its group (the Space has no sweep config)
+    assert prov["failed"] == [{"run_id": expand_ids(config)[3], "error": "diverged: loss is nan", "suite": "cogscale",
+                               "task": "adding_problem", "model": "esn", "config": "small", "budget": "1k",
+                               "learning_rate": None, "data_seed": 1}]
+    failed = shipped_failed_rows(directory=tmp_path / "a")
+    assert failed[["run_id", "status", "model", "config", "budget", "data_seed", "config_name"]].values.tolist() == [
+        [expand_ids(config)[3], "failed", "esn", "small", "1k", 1, "cogscale_paper"]]
+    group = reproduction_report(failed).iloc[0]  # our only run of the group diverged: strict counts it against us
+    assert (group.model, group.n_ours, group.diverged_ours, group.n_paper) == ("ESN", 0, 1, 10)
+    assert pd.isna(group.agree) and not group.agree_strict
     assert prov["command"] == "cmd" and len(prov["sweep_hash"]) == 16 and prov["git_commits"]
     assert prov["run_id"].startswith("derived") and "run_id" not in prov["stored_columns"]
     assert prov["constant_columns"]["source"] == "ours" and prov["constant_columns"]["verified"] is True
@@ -342,7 +351,8 @@ def test_an_export_keeps_the_failures_listed_before(tiny_store, tmp_path):
     ids = expand_ids(config)
     out = tmp_path / "ours"
     first = export_reproduction(results, config=config, out_dir=out, command="cmd")
-    assert first["failed"] == [{"run_id": ids[3], "error": "diverged: loss is nan"}]
+    assert [(f["run_id"], f["error"], f["model"], f["data_seed"]) for f in first["failed"]] == [
+        (ids[3], "diverged: loss is nan", "esn", 1)]
     store = ResultStore(results)
     (tmp_path / "new" / "runs").mkdir(parents=True)
     shutil.copy(store.path_of(ids[0]), tmp_path / "new" / "runs" / store.path_of(ids[0]).name)

@@ -60,6 +60,9 @@ def test_a_value_without_rows_falls_back_to_the_default_with_a_warning(tmp_path)
     assert tab.run(tab.steps[0], snap, {"task": "no_such_task"}) == ((ALL,), ["task = 'no_such_task' no longer has rows; showing all"])
     known = snap.choices["task"][0]
     assert tab.run(tab.steps[0], snap, {"task": known}) == ((known,), [])
+    typed = BoardTab("t", "T", (), (Control("config", "config", default="x", choices_key="repro_config", custom=True),),
+                     (Output("t-out", "markdown"),), (Step("t", lambda s, config: (config,), ("config",), ("t-out",)),))
+    assert typed.run(typed.steps[0], snap, {"config": "no_such_sweep"}) == (("no_such_sweep",), [])  # passed on as typed
 
 
 def test_tab_descriptions_are_checked():

@@ -16,7 +16,7 @@ import pytest
 
 from tests.helpers import REPO_ROOT
 
-SHIPPED = ["cogscale_paper", "cogscale_smoke", "rote_matched", "rote_paper", "rote_smoke"]
+SHIPPED = ["cogscale_paper", "cogscale_smoke", "hf_zoo", "rote_matched", "rote_paper", "rote_smoke"]
 CONFIGS = REPO_ROOT / "eval_suite" / "configs"
 
 
