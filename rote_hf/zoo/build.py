@@ -68,6 +68,18 @@ def _positive_int(value: Any, arg: str) -> int:
     return value
 
 
+def _budget_int(value: Any) -> int:
+    """A parameter budget: an int, or its label as the result rows write it (``"10k"``, ``"1M"``)."""
+    if isinstance(value, str):
+        text = value.strip()
+        scale = {"k": 1000, "M": 1_000_000}.get(text[-1:], 1)
+        number = text[:-1] if scale > 1 else text
+        if not number.isdigit():
+            raise ValueError(f"budget must be a positive int or a label such as '10k' or '1M', got {value!r}")
+        value = int(number) * scale
+    return _positive_int(value, "budget")
+
+
 @dataclass(frozen=True)
 class Resolution:
     """The architecture ``build_model`` would build, without building it."""
@@ -137,7 +149,7 @@ def resolve_arch(
     if preset in ("cogscale", "cogscale-paper") and budget is None and key not in widths:
         raise ValueError(f"preset {preset!r} needs budget= (e.g. 1000, 10000, 100000) or {key}=")
     if budget is not None:
-        budget = _positive_int(budget, "budget")
+        budget = _budget_int(budget)
         if preset in ("rote-paper", "rote-matched"):
             raise ValueError(f"budget cannot be combined with preset {preset!r} (it fixes the widths)")
         if key in widths:

@@ -101,3 +101,14 @@ def test_budget_arguments_are_validated():
     assert explicit.arch["num_layers"] == 1 and explicit.expected_params == 3 * 5 * (2 + 5 + 2) + 5 * 2 + 2
     with pytest.raises(ValueError, match="above its limit"):
         build_model("esn", input_size=2, output_size=2, preset="cogscale-paper", budget=100_000)
+
+
+def test_a_budget_may_be_written_as_its_label():
+    """`budget: 10k` in a sweep config means 10,000 parameters, as the rows' budget column writes it."""
+    from rote_hf.zoo import resolve_arch
+
+    for label, value in (("1k", 1000), ("10k", 10_000), ("100k", 100_000)):
+        assert resolve_arch("gru", input_size=3, output_size=3, budget=label) == \
+            resolve_arch("gru", input_size=3, output_size=3, budget=value)
+    with pytest.raises(ValueError, match="budget must be a positive int or a label such as '10k' or '1M', got 'ten'"):
+        resolve_arch("gru", input_size=3, output_size=3, budget="ten")
