@@ -98,4 +98,4 @@ def test_evaluate_module_refuses_nan_too(tmp_path):
         metric.compute(predictions=[[[math.nan, math.nan]] * 2], references=y, prediction_timesteps=[[0, 1]],
                        category="classification")
     assert metric.compute(predictions=y, references=y, prediction_timesteps=[[0, 1]],
-                          category="classification")["score"] == 0.0
+                          category="classification")["cogscale_score"] == 0.0
