@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -146,6 +147,9 @@ def _serve(args: argparse.Namespace) -> int:
                  else make_responder("difference"))
     server = make_server(responder, args.host, args.port)
     host, port = server.server_address[:2]
+    # "Ctrl-C to stop" holds even when started from a process that ignores SIGINT (a background job
+    # of a script, some test runners): the child would inherit SIG_IGN and never stop on SIGINT
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     print(f"serving {responder.model_id} at http://{host}:{port}/v1 (Ctrl-C to stop)", flush=True)
     try:
         server.serve_forever()
