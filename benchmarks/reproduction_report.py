@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--worst", type=int, default=20, help="worst groups to list (default 20)")
     args = parser.parse_args(argv)
 
+    from rote_hf.files import write_atomic
     from rote_hf.results.aggregate import reproduction_report
     from rote_hf.results.reproduction import cells, cost_table, markdown_report, paired_runs, write_plot
     from rote_hf.results.shipped import shipped_frame, shipped_provenance, with_shipped_failures
@@ -45,11 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"{doc} has no {BEGIN} ... {END} markers")
     head, rest = page.split(BEGIN, 1)
     tail = rest.split(END, 1)[1]
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=doc.parent)
-    with os.fdopen(fd, "w") as fh:
-        fh.write(f"{head}{BEGIN}\n{text}{END}{tail}")
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, doc)
+    write_atomic(doc, f"{head}{BEGIN}\n{text}{END}{tail}".encode(), mode=0o644)
     print(f"wrote {doc} and {args.plot}: {len(report)} groups")
     return 0
 

@@ -15,7 +15,7 @@ from tests.helpers import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "rote_hf"
 CORE_ROOMS = ("symbolic", "cogscale", "mdl", "metrics", "zoo")
-LEAVES = ("rote_hf.registry", "rote_hf.argtypes", "rote_hf.command")  # modules that import nothing of the package
+LEAVES = ("rote_hf.registry", "rote_hf.argtypes", "rote_hf.command", "rote_hf.files")  # modules that import nothing of the package
 
 
 def _modules() -> dict[str, Path]:

@@ -22,6 +22,7 @@ from importlib import resources
 from pathlib import Path
 
 import rote_hf.mdl as mdl_package
+from rote_hf.files import write_atomic
 from rote_hf.mdl import classical_corpus, spectrum
 from rote_hf.mdl.bigint import dumps_int_rows, dumps_json, format_int
 from rote_hf.mdl.controls import deception_controls, growth_controls, phase_controls, true_period, unplanted_controls
@@ -200,13 +201,12 @@ def write_precomputed(*, workers: int = 1, progress: bool = True) -> Path:
     for identical inputs: sorted keys, a zero gzip timestamp); ``dataset_scripts/oeis_precomputed.py``."""
     rows, facts = sweep_oeis(sample_path(), workers=workers, progress=progress)
     text = json.dumps({"key": sweep_key(), "facts": facts, "rows": rows}, sort_keys=True, separators=(",", ":"))
-    path = precomputed_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    with open(tmp, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as fh:
-        fh.write(text.encode("utf-8"))
-    os.replace(tmp, path)
-    return path
+
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as fh:
+            fh.write(text.encode("utf-8"))
+
+    return write_atomic(precomputed_path(), write)
 
 
 def oeis_rows(stripped: str | os.PathLike | None = None, *, limit: int | None = None, workers: int = 1,

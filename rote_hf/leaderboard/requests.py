@@ -29,13 +29,14 @@ import datetime as _dt
 import json
 import os
 import re
-import tempfile
 import threading
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
+
+from rote_hf.files import write_atomic
 
 KINDS = ("rows", "architecture")
 STATUSES = ("pending", "running", "verified", "failed", "rejected")
@@ -163,19 +164,6 @@ class RateLimits:
         return self.submissions if action == "submission" else self.llm_queries
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 class RequestDesk:
@@ -226,7 +214,7 @@ class RequestDesk:
     def write(self, record: RequestRecord) -> None:
         data = json.dumps(record.to_json(), indent=1, sort_keys=True).encode()
         with self.lock:
-            _write_atomic(self.path_of(record.id), data)
+            write_atomic(self.path_of(record.id), data, fsync=True)
 
     def get(self, request_id: str) -> RequestRecord:
         path = self.path_of(request_id)
@@ -319,7 +307,7 @@ class RequestDesk:
             path = self._usage_path(user)
             with self.lock:
                 old = path.read_bytes() if path.exists() else b""
-                _write_atomic(path, old + line.encode())
+                write_atomic(path, old + line.encode(), fsync=True)
 
 
 # -- the Hub ---------------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from rote_hf.files import write_atomic
 from rote_hf.results.provenance import utc_timestamp
 
 CACHE_FILE = "replies.jsonl"
@@ -219,9 +220,7 @@ class ReplyCache:
                     kept.discard(rec["key"])  # the first line of a key is the one in use
             except (ValueError, AttributeError):
                 continue
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_bytes(b"".join(line + b"\n" for line in lines))
-        os.replace(tmp, self.path)
+        write_atomic(self.path, b"".join(line + b"\n" for line in lines))
         dropped = [k for k in self._sizes if k not in set(keep)]
         for key in dropped:
             del self._replies[key]

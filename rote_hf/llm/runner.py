@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rote_hf.files import write_atomic
 from rote_hf.llm.cache import ReplyCache, prune_oldest
 from rote_hf.llm.parse import ParsedResponse, api_error, parse_response
 from rote_hf.llm.prompt import SYSTEM_PROMPT, PromptConfig, build_messages
@@ -291,20 +292,13 @@ def per_row_flags(records: Sequence[QueryRecord]) -> list[dict[str, bool] | None
 
 def write_log(path: str | os.PathLike, records: Sequence[QueryRecord]) -> Path:
     """Per-sample JSON lines: A-number, stratum, prompt, raw reply, parsed fields, score flags."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    flags = per_row_flags(records)
-    tmp = path.with_suffix(f"{path.suffix}.{os.getpid()}-{threading.get_ident()}.tmp")  # one per writer
-    with open(tmp, "w", encoding="utf-8") as fh:
-        for rec, flag in zip(records, flags):
-            fh.write(json.dumps({
-                "anum": rec.item.anum, "stratum": rec.item.stratum,
-                "shown": [str(t) for t in rec.item.shown], "answer": [str(t) for t in rec.item.answer],
-                "messages": [dict(m) for m in rec.messages], "reply": rec.reply, "cached": rec.cached,
-                **{f"parsed_{k}": v for k, v in rec.parsed.to_dict().items()}, "score": flag,
-            }, ensure_ascii=True) + "\n")
-    os.replace(tmp, path)
-    return path
+    lines = [json.dumps({
+        "anum": rec.item.anum, "stratum": rec.item.stratum,
+        "shown": [str(t) for t in rec.item.shown], "answer": [str(t) for t in rec.item.answer],
+        "messages": [dict(m) for m in rec.messages], "reply": rec.reply, "cached": rec.cached,
+        **{f"parsed_{k}": v for k, v in rec.parsed.to_dict().items()}, "score": flag,
+    }, ensure_ascii=True) + "\n" for rec, flag in zip(records, per_row_flags(records))]
+    return write_atomic(path, "".join(lines).encode("ascii"))
 
 
 def sample_fingerprint(items: Sequence[SampleItem]) -> str:

@@ -12,10 +12,10 @@ import hashlib
 import io
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from rote_hf.files import write_atomic
 from rote_hf.results.schema import COLUMNS, arrow_schema, config_hash
 from rote_hf.results.shipped import (
     FORMAT_VERSION, SHIPPED_DIR, derived_run_ids, forget_reads, shipped_provenance, shipped_table,
@@ -36,19 +36,6 @@ def _json_value(value: Any) -> Any:
     if isinstance(value, float) and value != value:
         return None
     return value
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o644)  # package data: readable by all (mkstemp makes 0600)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def export_reproduction(results: str | os.PathLike, *, config: str | os.PathLike | None = None,
@@ -150,8 +137,10 @@ def export_reproduction(results: str | os.PathLike, *, config: str | os.PathLike
         "run_id": "derived: <suite>-<model>-<task>-<config_hash>" if run_id_derived else "stored",
     }
     # the JSON first: a reader pairs the two by data_sha256, and a half-written pair is refused
-    _write_atomic(out_dir / f"{sweep.name}.json", (json.dumps(provenance, indent=1, sort_keys=True) + "\n").encode())
-    _write_atomic(out_dir / f"{sweep.name}.parquet", data)
+    # package data: readable by all, whatever the umask
+    write_atomic(out_dir / f"{sweep.name}.json", (json.dumps(provenance, indent=1, sort_keys=True) + "\n").encode(),
+                 mode=0o644)
+    write_atomic(out_dir / f"{sweep.name}.parquet", data, mode=0o644)
     forget_reads()
     return provenance
 

@@ -13,8 +13,6 @@ gone. The run files stay the record; deleting ``compact/`` loses nothing.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
 from rote_hf.results.schema import COLUMNS, arrow_schema
@@ -88,22 +86,11 @@ def write_part(store: ResultStore, table, stats: dict[str, RunStat]) -> Path:
     manifest = read_manifest(store)
     k = 1 + max((int(p[len("part-"):-len(".parquet")]) for p in manifest if p.startswith("part-")), default=0)
     part = f"part-{k:06d}.parquet"
-    _atomic(folder / part, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
+    write_atomic(folder / part, lambda tmp: pq.write_table(table, tmp, compression="zstd"))
     manifest[part] = {name: list(stat) for name, stat in sorted(stats.items())}
     text = json.dumps({"parts": manifest}, sort_keys=True)
-    _atomic(folder / MANIFEST, lambda tmp: Path(tmp).write_text(text))
+    write_atomic(folder / MANIFEST, text.encode())
     return folder / part
-
-
-def _atomic(path: Path, write) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 __all__ = ["COMPACT_DIR", "MANIFEST", "compact_dir", "read_compacted", "read_manifest", "run_stats", "write_part"]

@@ -16,6 +16,7 @@ import math
 import os
 from typing import Any
 
+from rote_hf.files import write_atomic
 from rote_hf.results.aggregate import (
     AGREEMENT_RULES, REPRODUCTION_KEYS, REPRODUCTION_MODEL_NAMES, cogscale_table, decode_metrics, format_table,
     null_agreement, published_cogscale_runs, seed_twins, welch_df,
@@ -396,8 +397,6 @@ def markdown_report(report, cell_table, provenance: dict | None, *, plot: str | 
 
 def write_plot(report, path: str | os.PathLike) -> None:
     """Scatter of our mean against the published mean per group, with the diagonal (PNG, atomic)."""
-    import tempfile
-
     import matplotlib
 
     matplotlib.use("Agg")
@@ -432,14 +431,7 @@ def write_plot(report, path: str | os.PathLike) -> None:
     fig.suptitle("CogScale reproduction: one point per (task, difficulty, budget, model, LR); "
                  "hollow = outside 2 standard errors", fontsize=10)
     fig.tight_layout()
-    path = os.fspath(path)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".png", dir=os.path.dirname(os.path.abspath(path)))
-    os.close(fd)
     try:
-        fig.savefig(tmp, format="png", metadata={"Software": None})
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        write_atomic(path, lambda tmp: fig.savefig(tmp, format="png", metadata={"Software": None}), mode=0o644)
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import logging
 import os
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from rote_hf.files import write_atomic
 from rote_hf.results.schema import COLUMNS, ResultRow, arrow_schema, decode_json_columns
 from rote_hf.results.shipped import shipped_frame
 
@@ -35,19 +35,6 @@ RUNS_DIR = "runs"
 CORRUPT_DIR = "corrupt"
 _SUFFIX = ".parquet"
 LOG = logging.getLogger("rote_hf.results")
-
-
-def current_umask() -> int:
-    """This process's umask (from ``/proc/self/status`` where available, so no thread sees it change)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("Umask:"):
-                return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 @dataclass(frozen=True)
@@ -116,18 +103,8 @@ class ResultStore:
                 previous = None
             if previous == "ok" or (previous is not None and not replace_failed):
                 raise FileExistsError(f"run {row.run_id!r} is already stored with status {previous!r} in {self.root}")
-        self.runs_dir.mkdir(parents=True, exist_ok=True)
         table = pa.Table.from_pylist([row.to_record()], schema=arrow_schema())
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=_SUFFIX, dir=self.runs_dir)
-        os.close(fd)
-        try:
-            os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp makes 0600; a result file is an ordinary file
-            pq.write_table(table, tmp)
-            os.replace(tmp, target)  # atomic on POSIX: readers see the old file or the new one
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-        return target
+        return write_atomic(target, lambda tmp: pq.write_table(table, tmp))
 
     # -- reading ---------------------------------------------------------------------------
     def _files(self) -> list[Path]:

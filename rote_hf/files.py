@@ -1,0 +1,61 @@
+"""The one way the package writes a file that readers may open at any moment: into a temporary
+file beside it, then ``os.replace`` (atomic on POSIX), so a reader sees the old file or the new one.
+A failing writer leaves the old file (or nothing) and no temporary file; a killed one leaves at most
+a ``.tmp-*`` file, which readers that list a folder skip.
+
+A leaf module (it imports nothing of the package): the results store, the exports, the
+leaderboard's request log, the LLM cache and log, and the dataset builders all write through it.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+def current_umask() -> int:
+    """This process's umask (from ``/proc/self/status`` where available, so no thread sees it change)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_atomic(path: str | os.PathLike, content: bytes | Callable[[str], object], *,
+                 mode: int | None = None, fsync: bool = False) -> Path:
+    """Write ``path`` atomically and return it; its parent folder is created.
+
+    ``content`` is the file's bytes, or a function that writes the file whose path (a ``str``) it
+    is given (``lambda tmp: pq.write_table(table, tmp)``). ``mode`` is the file's permission bits
+    (default: an ordinary file's, ``0o666`` less the umask; ``mkstemp`` alone would give ``0o600``).
+    ``fsync`` flushes the bytes to disk before the rename (a record that must survive a power cut).
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if isinstance(content, (bytes, bytearray, memoryview)):
+                fh.write(content)
+            elif not callable(content):
+                raise TypeError(f"content must be bytes or a function of the file's path, got {type(content).__name__}")
+        if callable(content):
+            content(tmp)
+        if fsync:
+            with open(tmp, "rb") as fh:
+                os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~current_umask() if mode is None else mode)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+    return path
+
+
+__all__ = ["current_umask", "write_atomic"]
