@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from rote_hf.files import write_atomic
 from rote_hf.results.schema import COLUMNS, arrow_schema
 from rote_hf.results.store import ResultStore
 
