@@ -14,6 +14,7 @@ so nothing a deployed Space can set reaches it.
 
 from __future__ import annotations
 
+import logging
 import sys
 import time
 import urllib.parse
@@ -58,6 +59,11 @@ gradio.routes.attach_oauth = lambda app: app.add_middleware(CookieSession)
 import app  # noqa: E402  (space/app.py)
 
 app.sign_in_available = lambda: True  # the page draws the sign-in button, as on the Space
+# every board the app computes, one line each on stderr: the benchmark counts them per page visit
+_handler = logging.StreamHandler(sys.stderr)
+_handler.setFormatter(logging.Formatter("%(asctime)s %(name)s: %(message)s"))
+logging.getLogger("rote_hf.leaderboard").addHandler(_handler)
+logging.getLogger("rote_hf.leaderboard").setLevel(logging.DEBUG)
 
 if __name__ == "__main__":
     sys.exit(app.main())

@@ -29,7 +29,7 @@ import logging
 import os
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Hashable
@@ -53,7 +53,9 @@ RECENT_S = 2.0
 @dataclass
 class Snapshot:
     """One version of the leaderboard's rows: the frame (JSON columns decoded), the notices of
-    what was left out, the filter choices, and the boards computed from them so far."""
+    what was left out, the filter choices, and the boards computed from them so far.
+    ``computed`` counts the computations per memo key (each is logged at DEBUG on
+    ``rote_hf.leaderboard``): a page visit computes each board at most once per version."""
 
     version: tuple
     rows: Any
@@ -62,6 +64,7 @@ class Snapshot:
     _memo: OrderedDict = field(default_factory=OrderedDict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _pending: dict = field(default_factory=dict, repr=False)
+    computed: Counter = field(default_factory=Counter, repr=False)
 
     def ranked(self, show_unverified: bool = False) -> "Snapshot":
         """The snapshot the boards rank: without self-reported rows unless ``show_unverified``
@@ -88,9 +91,9 @@ class Snapshot:
             with self._lock:
                 if key in self._memo:
                     return self._memo[key]
-            return compute()  # the first caller failed: compute (and raise) on our own
+            return self._compute(key, compute)  # the first caller failed: compute (and raise) on our own
         try:
-            value = compute()
+            value = self._compute(key, compute)
             with self._lock:
                 self._memo[key] = value
                 while len(self._memo) > MEMO_SIZE:
@@ -100,6 +103,14 @@ class Snapshot:
             with self._lock:
                 self._pending.pop(key, None)
             event.set()
+
+    def _compute(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        started = time.perf_counter()
+        value = compute()
+        with self._lock:
+            self.computed[key] += 1
+        LOG.debug("computed %r for rows %r in %.3f s", key, self.version, time.perf_counter() - started)
+        return value
 
 
 @dataclass

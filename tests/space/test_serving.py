@@ -250,3 +250,24 @@ def test_the_app_builds_with_an_unreachable_repo_and_says_so_apart_from_skipped_
     assert first == f"**results repo {tmp_path}/gone: not read (X: y); showing the bundled rows**"
     assert second.startswith("**1 stored row(s) skipped**") and "'x': task must be" in second
     assert app._notice([]) == "" and "skipped" not in app._notice([f"results repo {tmp_path}: not read"])
+
+
+def test_a_page_visit_computes_each_board_once(tmp_path):
+    """The app's page-load handler, after the start-up warm-up, computes nothing again; warm-up and
+    visits together compute every board of every tab exactly once for one version of the rows."""
+    from tests.space.test_tabs import load_app
+
+    make_store(tmp_path / "results")
+    service = BoardService(tmp_path / "results", shipped=False)
+    demo = load_app().build_demo(tmp_path / "results", service=service)
+    for thread in threading.enumerate():
+        if thread.name == "warm-boards":
+            thread.join(120)
+    (refresh,) = [f.fn for f in demo.fns.values() if getattr(f.fn, "__name__", "") == "refresh"]
+    ranked = service.snapshot().ranked()
+    warmed = dict(ranked.computed)
+    assert {key[0] for key in warmed} >= {"rote", "cogscale", "repro", "llm"}  # every tab's board
+    first, second = refresh(), refresh()
+    assert len(first) == len(second) > len(warmed)
+    assert dict(ranked.computed) == warmed and set(warmed.values()) == {1}
+    assert service.snapshot().ranked() is ranked  # the same version: nothing re-read
