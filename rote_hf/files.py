@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+
 def current_umask() -> int:
     """This process's umask (from ``/proc/self/status`` where available, so no thread sees it change)."""
     try:
@@ -36,17 +37,18 @@ def write_atomic(path: str | os.PathLike, content: bytes | Callable[[str], objec
     (default: an ordinary file's, ``0o666`` less the umask; ``mkstemp`` alone would give ``0o600``).
     ``fsync`` flushes the bytes to disk before the rename (a record that must survive a power cut).
     """
+    data = isinstance(content, (bytes, bytearray, memoryview))
+    if not data and not callable(content):
+        raise TypeError(f"content must be bytes or a function of the file's path, got {type(content).__name__}")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
-            if isinstance(content, (bytes, bytearray, memoryview)):
+            if data:
                 fh.write(content)
-            elif not callable(content):
-                raise TypeError(f"content must be bytes or a function of the file's path, got {type(content).__name__}")
-        if callable(content):
-            content(tmp)
+        if not data:
+            content(tmp)  # after the close: the function opens the path itself
         if fsync:
             with open(tmp, "rb") as fh:
                 os.fsync(fh.fileno())

@@ -164,8 +164,6 @@ class RateLimits:
         return self.submissions if action == "submission" else self.llm_queries
 
 
-
-
 class RequestDesk:
     """The request records, usage lines and submitted rows under ``root`` (see the module docstring).
 

@@ -235,13 +235,9 @@ def test_a_submission_is_read_as_one_compacted_part(tmp_path):
 def test_the_app_builds_with_an_unreachable_repo_and_says_so_apart_from_skipped_rows(tmp_path, monkeypatch):
     """The Space starts when its results repo cannot be read: the notice names the repo (not as a
     row 'not meeting its schema') and the bundled rows are served."""
-    import importlib.util
+    from tests.space.test_tabs import load_app
 
-    from tests.helpers import REPO_ROOT
-
-    spec = importlib.util.spec_from_file_location("space_app_notice", REPO_ROOT / "space" / "app.py")
-    app = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(app)
+    app = load_app()
     monkeypatch.setenv("ROTE_RESULTS_REPO", str(tmp_path / "gone" / "results"))
     demo = app.build_demo(tmp_path / "results", shipped=False)
     assert demo is not None
