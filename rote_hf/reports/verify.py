@@ -17,7 +17,8 @@ AVX512, ...) and on the intra-op thread count, which rows record since issue 30 
 line compares the recorded capability with this machine's (``not recorded`` for older rows).
 Each re-run uses the row's recorded thread count, or ``threads`` when given, or 1 when the row
 records none (the documented sweeps ran one thread per process). A row that was trained in a
-fleet is re-run alone (fleet members equal their one-run fits up to float reassociation).
+fleet is re-run alone (fleet members equal their one-run fits to float rounding:
+``benchmarks/reproducibility.md`` measures both, and another thread count).
 """
 
 from __future__ import annotations
