@@ -29,12 +29,11 @@ GROUP = ["task", "difficulty", "budget", "model", "learning_rate"]
 
 
 def continue_specs() -> list:
-    """The shipped failed Mamba runs of ``cogscale_paper`` (xLSTM's are not retrained yet) as specs
-    with ``on_divergence: continue``."""
+    """Every run of ``cogscale_paper`` shipped as failed, as a spec with ``on_divergence: continue``."""
     from rote_hf.results.shipped import shipped_provenance
     from rote_hf.train.config import SweepConfig, expand
 
-    failed = {f["run_id"] for f in shipped_provenance()["failed"] if f["run_id"].startswith("cogscale-mamba-")}
+    failed = {f["run_id"] for f in shipped_provenance()["failed"]}
     specs = [s for s in expand(SweepConfig.from_yaml(ROOT / "eval_suite" / "configs" / "cogscale_paper.yaml"))
              if s.run_id in failed]
     if len(specs) != len(failed):
