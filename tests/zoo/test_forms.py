@@ -26,22 +26,79 @@ def test_chunked_scan_equals_sequential(chunk):
         chunked_scan(log_a, b, chunk=0)
 
 
-def test_sequential_scan_is_its_definition_values_and_gradients_bit_for_bit():
-    """The scan steps with unbind (fast backward); it must equal h_t = a_t h_{t-1} + b_t written
-    with indexing, outputs and gradients bit for bit, so rows trained before the change stand."""
-    gen = torch.Generator().manual_seed(1)
-    a = torch.rand(4, 17, 6, 3, generator=gen).requires_grad_()
-    b = torch.randn(4, 17, 6, 3, generator=gen).requires_grad_()
-    h, steps = torch.zeros(4, 6, 3), []
-    for t in range(17):
+def _autograd_definition(a, b, h0=None):
+    """h_t = a_t h_{t-1} + b_t stepped under autograd with indexing: the reference ``sequential_scan``
+    must equal bit for bit (its unbind loop, then its hand-written backward, issue 30), so rows trained
+    before either change stand."""
+    h, steps = (torch.zeros_like(b[:, 0]) if h0 is None else h0), []
+    for t in range(a.size(1)):
         h = a[:, t] * h + b[:, t]
         steps.append(h)
-    definition = torch.stack(steps, dim=1)
-    ours = sequential_scan(a, b)
-    cotangent = torch.randn(ours.shape, generator=gen)
-    assert torch.equal(ours, definition)
-    for got, want in zip(torch.autograd.grad(ours, [a, b], cotangent), torch.autograd.grad(definition, [a, b], cotangent)):
-        assert torch.equal(got, want)
+    return torch.stack(steps, dim=1)
+
+
+# Mamba's scans: batch 10; CogScale small/medium lengths (12, 50, 100, 150, 900 at batch 1); E = 8, 40, 160
+# (the 1k, 10k, 100k Mamba) x N = 16. Plus random signs (a < 0) and a state of other rank.
+SCAN_SHAPES = [(10, 12, 8, 16), (10, 50, 40, 16), (10, 100, 8, 16), (10, 150, 160, 16), (1, 900, 8, 16),
+               (4, 17, 6, 3), (3, 1, 5)]
+
+
+@pytest.mark.parametrize("shape", SCAN_SHAPES)
+@pytest.mark.parametrize("with_h0", [False, True])
+def test_sequential_scan_is_its_definition_values_and_gradients_bit_for_bit(shape, with_h0):
+    gen = torch.Generator().manual_seed(len(shape) * 100 + shape[1])
+    mamba_like = shape[-1] == 16
+    a = ((-torch.rand(shape, generator=gen)).exp() if mamba_like else torch.randn(shape, generator=gen))
+    b = torch.randn(shape, generator=gen)
+    h0 = torch.randn(shape[:1] + shape[2:], generator=gen) if with_h0 else None
+    cotangent = torch.randn(shape, generator=gen)
+    results = []
+    for scan in (sequential_scan, _autograd_definition):
+        inputs = [a.clone().requires_grad_(), b.clone().requires_grad_()] + ([h0.clone().requires_grad_()] if with_h0 else [])
+        h = scan(*inputs)
+        results.append([h, *torch.autograd.grad(h, inputs, cotangent)])
+    assert len(results[0]) == (4 if with_h0 else 3)
+    for got, want in zip(*results):
+        assert got.dtype == want.dtype and torch.equal(got, want)
+
+
+def test_sequential_scan_grads_of_one_input_and_gradcheck():
+    gen = torch.Generator().manual_seed(3)
+    a, b = torch.rand(2, 6, 3, generator=gen), torch.randn(2, 6, 3, generator=gen).requires_grad_()
+    (grad_b,) = torch.autograd.grad(sequential_scan(a, b).sum(), [b])  # a needs no gradient
+    assert torch.equal(grad_b, torch.autograd.grad(_autograd_definition(a, b).sum(), [b])[0])
+    shape = (2, 5, 3)
+    inputs = [torch.rand(shape, generator=gen, dtype=torch.float64).requires_grad_(),
+              torch.randn(shape, generator=gen, dtype=torch.float64).requires_grad_(),
+              torch.randn(2, 3, generator=gen, dtype=torch.float64).requires_grad_()]
+    assert torch.autograd.gradcheck(sequential_scan, inputs)
+    assert torch.autograd.gradcheck(lambda a, b: sequential_scan(a, b), inputs[:2])
+
+
+def test_sequential_scan_under_vmap_equals_one_at_a_time():
+    """The Mamba fleet runs the scan under ``vmap``; each member's values and gradients stay its own."""
+    from torch.func import grad, vmap
+
+    gen = torch.Generator().manual_seed(4)
+    a, b = torch.rand(3, 2, 7, 4, generator=gen), torch.randn(3, 2, 7, 4, generator=gen)
+    batched = vmap(sequential_scan)(a, b)
+    grads = vmap(grad(lambda a, b: sequential_scan(a, b).square().sum()))(a, b)
+    for k in range(3):
+        assert torch.equal(batched[k], sequential_scan(a[k], b[k]))
+        ak = a[k].clone().requires_grad_()
+        assert torch.equal(grads[k], torch.autograd.grad(sequential_scan(ak, b[k]).square().sum(), [ak])[0])
+
+
+def test_sequential_scan_bad_shapes_are_one_line_errors():
+    a = torch.rand(2, 4, 3)
+    with pytest.raises(ValueError, match="a and b must share shape"):
+        sequential_scan(a, torch.rand(2, 4, 1))
+    with pytest.raises(ValueError, match="a and b must share shape"):
+        sequential_scan(a, torch.rand(2, 4, 3, dtype=torch.float64))
+    with pytest.raises(ValueError, match="time >= 1"):
+        sequential_scan(a[:, :0], a[:, :0])
+    with pytest.raises(ValueError, match="h0 must be"):
+        sequential_scan(a, a, torch.zeros(2, 4))
 
 
 @pytest.mark.parametrize("name", RECURRENT)
