@@ -21,7 +21,7 @@ def sequential_scan(a: torch.Tensor, b: torch.Tensor, h0: torch.Tensor | None = 
     ``h = a_t * h + b_t`` under autograd, written into one output, and a hand-written backward through
     time doing autograd's own operations (each step's gradient is a two-term sum, and IEEE addition
     and multiplication are commutative), so values and gradients equal the autograd loop bit for bit
-    (tests/zoo/test_forms.py) at about half its CPU time (benchmarks/mamba_scan_speed.md). Under a
+    (tests/zoo/test_forms.py) at 1.2-2x less CPU time (benchmarks/mamba_scan_speed.md). Under a
     ``torch.func`` transform (the Mamba fleet's ``vmap``) it runs that loop itself.
     """
     if a.shape != b.shape or a.dtype != b.dtype or a.device != b.device:

@@ -75,6 +75,18 @@ def test_sequential_scan_grads_of_one_input_and_gradcheck():
     assert torch.autograd.gradcheck(lambda a, b: sequential_scan(a, b), inputs[:2])
 
 
+def test_sequential_scan_with_a_broadcast_decay_as_rwkv_gives_the_definitions_gradient():
+    """RWKV scans with its per-channel decay expanded over batch and time (stride 0)."""
+    gen = torch.Generator().manual_seed(6)
+    decay, kv = torch.randn(5, generator=gen).requires_grad_(), torch.randn(3, 9, 5, generator=gen).requires_grad_()
+    results = []
+    for scan in (sequential_scan, _autograd_definition):
+        h = scan(torch.sigmoid(decay).expand_as(kv), kv)
+        results.append([h, *torch.autograd.grad(h.square().sum(), [decay, kv])])
+    for got, want in zip(*results):
+        assert torch.equal(got, want)
+
+
 def test_sequential_scan_under_vmap_equals_one_at_a_time():
     """The Mamba fleet runs the scan under ``vmap``; each member's values and gradients stay its own."""
     from torch.func import grad, vmap
