@@ -162,7 +162,7 @@ def verify_table(n: int) -> tuple[int, int]:
             start = time.process_time()
             outcome[m] = (verify_sample(rows, n, only=["model=mamba", "difficulty=small", "budget=1k"]),
                           time.process_time() - start)
-    print(f"\nShipped rows re-run alone ({n} drawn by `rote-hf results --verify-sample {n} --only model=mamba "
+    print(f"\n(d) Shipped rows re-run alone ({n} drawn by `rote-hf results --verify-sample {n} --only model=mamba "
           f"--only difficulty=small --only budget=1k`, seed 0, from a pool of {outcome[MODES[1]][0]['pool']}); "
           f"CPU s for all of them: autograd loop {outcome[MODES[0]][1]:.1f}, hand-written "
           f"{outcome[MODES[1]][1]:.1f} ({outcome[MODES[0]][1] / outcome[MODES[1]][1]:.2f}x).\n")
