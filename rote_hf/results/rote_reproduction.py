@@ -30,6 +30,7 @@ from typing import Any
 from rote_hf.results.aggregate import decode_metrics
 from rote_hf.results.reproduction import md_table
 from rote_hf.results.shipped import shipped_frame
+from rote_hf.results.store import rows_to_frame
 from rote_hf.zoo.display import display_name
 
 ROTE_CONFIG = "rote_paper"
@@ -80,8 +81,7 @@ def _fits(df, source: str, names: Mapping[str, str]):
 
 @functools.lru_cache(maxsize=1)
 def _paper_fits():
-    from rote_hf.results.published import rote_main_run_rows  # lazy: reads the archive's CSV
-    from rote_hf.results.store import rows_to_frame
+    from rote_hf.results.published import rote_main_run_rows  # lazy: imports numpy
 
     paper = _fits(rows_to_frame(rote_main_run_rows()), "paper", {})
     # the archive's model names meet ours on the model: the paper's Transformer is our transformer-ed
