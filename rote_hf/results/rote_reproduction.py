@@ -8,12 +8,12 @@ each of our fits has exactly one archived twin. Compared per fit: the stopping e
 next-symbol test accuracy, DL and JW (rollout distances, 0..1, lower is better) and the exact
 rollout (``DL == 0``).
 
-Model names: our zoo names go by their display name (:mod:`rote_hf.zoo.display`), and
-:data:`ROTE_PAPER_MODEL_NAMES` gives each its name in the ROTE paper's files. The two differ for
-one model only: the ROTE reference's ``Transformer`` is an encoder-decoder, our
-``transformer-ed`` (display name ``TransformerEncDec``), not the decoder-only ``transformer`` that
-CogScale's ``TransformerDecoder`` meets (:data:`rote_hf.results.aggregate.REPRODUCTION_MODEL_NAMES`,
-unchanged).
+Model names: both sides go by their display name (:mod:`rote_hf.zoo.display`; the archive's
+through :func:`~rote_hf.zoo.display.published_display_name`), and :data:`ROTE_PAPER_MODEL_NAMES`
+gives each of our models its name in the ROTE paper's files. The two differ for one model only:
+the ROTE reference's ``Transformer`` is an encoder-decoder, our ``transformer-ed`` (display name
+``TransformerEncDec``), not the decoder-only ``transformer`` that CogScale's ``TransformerDecoder``
+meets (:data:`rote_hf.results.aggregate.REPRODUCTION_MODEL_NAMES`, unchanged).
 
 >>> from rote_hf.results.rote_reproduction import fit_pairs, fit_summary
 >>> pairs = fit_pairs()          # the shipped rote_paper rows (empty frame when none is shipped)
@@ -31,7 +31,7 @@ from rote_hf.results.aggregate import decode_metrics
 from rote_hf.results.reproduction import md_table
 from rote_hf.results.shipped import shipped_frame
 from rote_hf.results.store import rows_to_frame
-from rote_hf.zoo.display import display_name
+from rote_hf.zoo.display import display_name, published_display_name
 
 ROTE_CONFIG = "rote_paper"
 """Our sweep config of the ROTE main grid (the config name our rows carry)."""
@@ -84,9 +84,8 @@ def _paper_fits():
     from rote_hf.results.published import rote_main_run_rows  # lazy: imports numpy
 
     paper = _fits(rows_to_frame(rote_main_run_rows()), "paper", {})
-    # the archive's model names meet ours on the model: the paper's Transformer is our transformer-ed
-    to_display = {p: display_name(z) for z, p in ROTE_PAPER_MODEL_NAMES.items()}
-    return paper.assign(model=[to_display.get(p, p) for p in paper["paper_model"]])
+    # the archive's names meet ours on the display name: the paper's Transformer is our transformer-ed
+    return paper.assign(model=[published_display_name(p, "rote") for p in paper["paper_model"]])
 
 
 def paper_fits():

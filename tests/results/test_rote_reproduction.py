@@ -17,6 +17,7 @@ from rote_hf.results.rote_reproduction import (
 from rote_hf.results.shipped import SHIPPED_CONFIGS, shipped_frame, shipped_provenance
 from rote_hf.reports.export import export_reproduction
 from rote_hf.train.config import SweepConfig, expand
+from rote_hf.zoo.display import display_name, published_display_name
 from tests.helpers import REPO_ROOT
 
 OURS_OF = {paper: zoo for zoo, paper in ROTE_PAPER_MODEL_NAMES.items()}
@@ -50,6 +51,11 @@ def test_the_model_names_meet_the_archive_and_leave_cogscale_as_it_is():
     assert ROTE_PAPER_MODEL_NAMES["transformer-ed"] == "Transformer"
     assert REPRODUCTION_MODEL_NAMES["TransformerDecoder"] == REPRODUCTION_MODEL_NAMES["transformer"] == "Transformer"
     assert REPRODUCTION_MODEL_NAMES["transformer-ed"] == "TransformerEncDec"
+    # the boards read the archive's names as the comparison does: each meets our model's display name
+    assert {published_display_name(p, "rote") for p in ROTE_PAPER_MODEL_NAMES.values()} == {
+        display_name(z) for z in ROTE_PAPER_MODEL_NAMES}
+    assert all(published_display_name(p, "rote") == display_name(z) for z, p in ROTE_PAPER_MODEL_NAMES.items())
+    assert published_display_name("TransformerDecoder", "cogscale") == "Transformer"
     assert "rote_paper" in SHIPPED_CONFIGS
 
 
