@@ -39,8 +39,8 @@ def ours(paper: ResultRow, *, model: str | None = None, config_name: str = "rote
                "exact": float(new_dl == 0.0)}
     return dataclasses.replace(
         paper, run_id=f"ours-{paper.run_id}-{model or ''}-{config_name}", model=model or OURS_OF[paper.model],
-        source="ours", config_name=config_name, status=status, error="killed" if status == "failed" else "", verified=False, epochs=paper.epochs + epochs,
-        metrics=metrics, score=new_dl, device="cpu", model_config={"preset": "rote-paper"})
+        source="ours", config_name=config_name, status=status, error="killed" if status == "failed" else "",
+        verified=False, epochs=paper.epochs + epochs, metrics=metrics, score=new_dl, device="cpu", model_config={"preset": "rote-paper"})
 
 
 def test_the_model_names_meet_the_archive_and_leave_cogscale_as_it_is():
