@@ -74,11 +74,12 @@ def main(argv: list[str] | None = None) -> int:
                              "(default: $WORLD_SIZE when set)")
     parser.add_argument("--retry-failed", action="store_true", help="re-run runs stored as failed")
     parser.add_argument("--fleet", default=None, metavar="K",
-                        help="most runs trained together as one fleet (same architecture and shapes; each "
-                             "member equals its one-run fit); 1 = one run at a time (default: 25)")
+                        help="most runs trained together as one fleet (same architecture and shapes; a "
+                             "member agrees with its one-run fit to float rounding, not bit for bit: "
+                             "docs/train.md); 1 = one run at a time (default: 25)")
     parser.add_argument("--only", action="append", default=[], metavar="FIELD=VALUE[,VALUE]",
                         help="train only the runs with these values (repeatable; FIELD: task, model, budget, "
-                             "difficulty, run), e.g. --only difficulty=small; run ids are unchanged")
+                             "difficulty, run, lr, seed), e.g. --only difficulty=small; run ids are unchanged")
     parser.add_argument("--rerun-shipped", action="store_true",
                         help="also train the runs whose rows ship with the package (rote_hf/results/ours/; "
                              "by default a shipped config's shipped runs count as finished)")

@@ -36,7 +36,7 @@ from pathlib import Path
 from rote_hf.results.schema import COLUMNS, ResultRow, arrow_schema
 
 SHIPPED_DIR = Path(__file__).with_name("ours")
-SHIPPED_CONFIGS = ("cogscale_paper",)
+SHIPPED_CONFIGS = ("cogscale_paper", "hf_zoo")
 """Sweep configs whose rows are shipped (each ``<name>.parquet`` + ``<name>.json`` when exported)."""
 FORMAT_VERSION = 1
 

@@ -93,7 +93,7 @@ def describe(specs: list[RunSpec]) -> str:
 __all__ = ["RunSpec", "SweepConfig", "expand", "describe", "canonical_json"]
 
 
-SELECT_FIELDS = ("task", "model", "budget", "difficulty", "run", "lr")
+SELECT_FIELDS = ("task", "model", "budget", "difficulty", "run", "lr", "seed")
 """Fields that :func:`select` (``train.py --only``) filters on."""
 PUBLISHED_LR = "published"
 """``--only lr=published``: in each CogScale cell, the learning rate the published table chose."""
@@ -101,7 +101,8 @@ PUBLISHED_LR = "published"
 
 def spec_field(spec: RunSpec, field_name: str) -> str:
     """The value of ``field_name`` (one of :data:`SELECT_FIELDS`) of ``spec``, as text
-    (``budget``: ``"1k"``, ``"10k"``, ...; ``difficulty``: ``""`` when the suite has none)."""
+    (``budget``: ``"1k"``, ``"10k"``, ...; ``difficulty``: ``""`` when the suite has none; ``seed``:
+    the run's data seed, ``"0"``, ``"1"``, ...)."""
     if field_name == "task":
         return spec.task
     if field_name == "model":
@@ -115,6 +116,8 @@ def spec_field(spec: RunSpec, field_name: str) -> str:
     if field_name == "lr":
         lr = spec.protocol.get("learning_rate")
         return "" if lr is None else format(float(lr), "g")
+    if field_name == "seed":  # the data seed: CogScale's seed, ROTE's seed index (s0, s1)
+        return str(get_suite(spec.suite).spec_columns(spec)["data_seed"])
     raise ValueError(f"field must be one of {', '.join(SELECT_FIELDS)}, got {field_name!r}")
 
 

@@ -14,7 +14,9 @@ from rote_hf.results.aggregate import REPRODUCTION_MODEL_NAMES, reproduction_rep
 from rote_hf.results.published import COGSCALE_MODEL_NAMES, cogscale_run_rows
 from rote_hf.results.reproduction import cells, headline, known_cause, paired_runs, summary, worst
 from rote_hf.reports.export import export_reproduction
-from rote_hf.results.shipped import shipped_failed_rows, shipped_frame, shipped_provenance, shipped_table
+from rote_hf.results.shipped import (
+    SHIPPED_CONFIGS, shipped_failed_rows, shipped_frame, shipped_provenance, shipped_table,
+)
 from tests.helpers import run_cli
 
 from rote_hf.zoo.display import DISPLAY_NAMES, display_name
@@ -233,13 +235,13 @@ def expand_ids(config) -> list[str]:
 def test_load_includes_the_shipped_rows():
     frame = load(None, include_paper=True)
     ours = frame[frame["source"] == "ours"]
-    prov = shipped_provenance()
-    shipped = shipped_frame()
-    assert len(ours) == len(shipped) == (prov["runs_ok"] if prov else 0)
-    assert set(ours["config_name"]) <= {"cogscale_paper"} and set(ours["status"]) <= {"ok"}
+    shipped = shipped_frame()  # every shipped config
+    runs_ok = {name: (shipped_provenance(name) or {}).get("runs_ok", 0) for name in SHIPPED_CONFIGS}
+    assert len(ours) == len(shipped) == sum(runs_ok.values())
+    assert ours["config_name"].value_counts().to_dict() == {k: v for k, v in runs_ok.items() if v}
+    assert set(ours["status"]) <= {"ok"}
     assert ours["verified"].astype(bool).all() and (frame["source"] == "paper").sum() > 1000
-    if prov:
-        assert set(ours["run_id"]) == set(shipped["run_id"]) and ours["run_id"].is_unique
+    assert set(ours["run_id"]) == set(shipped["run_id"]) and ours["run_id"].is_unique
 
 
 def test_cli_export_and_reproduction(tiny_store, tmp_path):

@@ -33,9 +33,20 @@ def test_select_keeps_order_and_run_ids(paper_specs):
     assert select(paper_specs, []) == paper_specs
 
 
+def test_select_by_seed_gives_the_rote_slice():
+    """ROTE's reproduction slice (issue 30): 8 models x n = 4 x 5 complexities x seed 0 x run 0."""
+    rote = expand(SweepConfig.from_yaml(REPO_ROOT / "eval_suite" / "configs" / "rote_paper.yaml"))
+    tasks = ",".join(f"n4-c{c}" for c in (10, 30, 50, 70, 90))
+    part = select(rote, [f"task={tasks}", "seed=0", "run=0"])
+    assert len(part) == 40 and len({s.model["name"] for s in part}) == 8
+    assert {s.task_params["seed_index"] for s in part} == {0} and {s.run for s in part} == {0}
+    assert {s.task_params["symbols"] for s in part} == {4}
+
+
 @pytest.mark.parametrize("only, message", [
     ("difficulty", "--only must be FIELD=VALUE"),
-    ("size=small", "FIELD one of task, model, budget, difficulty, run, lr"),
+    ("size=small", "FIELD one of task, model, budget, difficulty, run, lr, seed"),
+    ("seed=10", "--only seed: no run of this config has '10'; its values: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9"),
     ("lr=fast", "--only lr: learning rates are numbers (e.g. 1e-3) or 'published', got 'fast'"),
     ("lr=0.5", "--only lr: no run of this config has '0.5'; its values: , 0.0001, 0.0003, 0.001, 0.003, 0.01 (or published)"),
     ("difficulty=tiny", "--only difficulty: no run of this config has 'tiny'; its values: medium, small"),
