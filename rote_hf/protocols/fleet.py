@@ -17,10 +17,12 @@ of its own, exactly as in the one-run path:
   no host sync per step); the others are untouched, because no operation mixes members. A fleet
   whose protocol says ``on_divergence: continue`` fits its members one at a time.
 
-Equality with the one-run path is to float rounding: batched matrix products sum in another
-order (differences ~1e-7 per step), so rare chaotic fits can drift; benchmarks/fleet_equality.md
-measures the agreement. Final test scores are computed by the one-run code on the member's own
-module, so restore, threshold tuning and scoring are literally the same functions.
+Equality with the one-run path is to float rounding (differences ~1e-7 per step): the one-run
+modules run fused kernels (oneDNN's LSTM, ATen's GRU cell, fused attention and layer norm) that
+the fleet's batched operations do not reproduce bit for bit, so rare chaotic fits can drift;
+benchmarks/reproducibility.md measures the agreement and why no cheap exact fleet exists. Final
+test scores are computed by the one-run code on the member's own module, so restore, threshold
+tuning and scoring are literally the same functions.
 
 Families without a fleet forward (:func:`rote_hf.zoo.fleet.fleet_forward` returns ``None``) are
 fitted one at a time by the one-run path.

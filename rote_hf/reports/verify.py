@@ -17,7 +17,8 @@ AVX512, ...) and on the intra-op thread count, which rows record since issue 30 
 line compares the recorded capability with this machine's (``not recorded`` for older rows).
 Each re-run uses the row's recorded thread count, or ``threads`` when given, or 1 when the row
 records none (the documented sweeps ran one thread per process). A row that was trained in a
-fleet is re-run alone (fleet members equal their one-run fits up to float reassociation).
+fleet is re-run alone (fleet members equal their one-run fits to float rounding:
+``benchmarks/reproducibility.md`` measures both, and another thread count).
 """
 
 from __future__ import annotations
@@ -94,17 +95,20 @@ def verdict(gap: float, same_epochs: bool) -> str:
     return VERDICTS[2]
 
 
-def stratified_sample(rows, n: int, seed: int) -> list[int]:
-    """Positions of ``n`` rows of ``rows`` (a frame with a ``model`` column), spread over the models:
-    the models in a seeded random order take turns, each giving its next row in a seeded random
-    order, until ``n`` are drawn (all rows when ``n >= len(rows)``). Deterministic for a seed."""
+def stratified_sample(rows, n: int, seed: int, by: str | Sequence[str] = "model") -> list[int]:
+    """Positions of ``n`` rows of ``rows`` (a frame with the ``by`` column or columns), spread over
+    the strata (the distinct values of ``by``; default the model): the strata in a seeded random
+    order take turns, each giving its next row in a seeded random order, until ``n`` are drawn (all
+    rows when ``n >= len(rows)``). Deterministic for a seed. ``by=("model", "learning_rate")``
+    gives every (model, learning rate) pair its share."""
     import numpy as np
 
+    columns = [by] if isinstance(by, str) else list(by)
     rng = np.random.default_rng(seed)
-    by_model: dict[str, list[int]] = {}
-    for pos, model in enumerate(rows["model"]):
-        by_model.setdefault(str(model), []).append(pos)
-    queues = [list(rng.permutation(by_model[m])) for m in sorted(by_model)]
+    strata: dict[tuple, list[int]] = {}
+    for pos, key in enumerate(zip(*(rows[c] for c in columns))):
+        strata.setdefault(tuple(str(v) for v in key), []).append(pos)
+    queues = [list(rng.permutation(strata[key])) for key in sorted(strata)]
     queues = [queues[i] for i in rng.permutation(len(queues))]
     picked: list[int] = []
     while len(picked) < min(n, len(rows)):
@@ -114,9 +118,11 @@ def stratified_sample(rows, n: int, seed: int) -> list[int]:
     return picked
 
 
-def _specs_by_run_id(config_names: Iterable[str], config: str | os.PathLike | None,
-                     only: Sequence[str]) -> tuple[set[str], dict[str, RunSpec]]:
-    """Run ids of every run of the configs, and the runs passing ``only`` by run id."""
+def specs_by_run_id(config_names: Iterable[str], config: str | os.PathLike | None = None,
+                    only: Sequence[str] = ()) -> tuple[set[str], dict[str, RunSpec]]:
+    """Run ids of every run of the sweep configs ``config_names`` (each read from
+    ``eval_suite/configs/<name>.yaml``, or from ``config`` when given), and the runs passing the
+    ``only`` filters (as ``train.py --only``) by run id."""
     every: set[str] = set()
     specs: dict[str, RunSpec] = {}
     for name in sorted(set(config_names)):
@@ -130,7 +136,9 @@ def _specs_by_run_id(config_names: Iterable[str], config: str | os.PathLike | No
     return every, specs
 
 
-def _rerun(spec: RunSpec, threads: int):
+def rerun(spec: RunSpec, threads: int):
+    """Run ``spec`` alone through the one-run executor on the CPU with ``threads`` intra-op threads
+    (the process's thread count is restored afterwards); returns its ``ResultRow``."""
     import torch
 
     from rote_hf.train.suites import execute  # lazy: imports torch and the zoo
@@ -157,7 +165,7 @@ def verify_sample(rows, n: int, *, seed: int = 0, only: Sequence[str] = (), conf
     ok = rows[(rows["status"] == "ok") & (rows["source"] == "ours")] if len(rows) else rows
     if not len(ok):
         raise ValueError("there are no rows of ours to verify (nothing shipped, or --results DIR holds no ok run)")
-    every, specs = _specs_by_run_id(ok["config_name"], config, only)
+    every, specs = specs_by_run_id(ok["config_name"], config, only)
     in_config = ok["run_id"].isin(every).to_numpy()
     drawn = ok["run_id"].isin(set(specs)).to_numpy()
     pool = decode_metrics(ok[drawn]).reset_index(drop=True)
@@ -167,23 +175,8 @@ def verify_sample(rows, n: int, *, seed: int = 0, only: Sequence[str] = (), conf
     results = []
     for pos in stratified_sample(pool, n, seed):
         row = pool.iloc[pos]
-        settings = row["settings"] if isinstance(row["settings"], dict) else _json(row["settings"])
-        env = settings.get("environment") or {}
-        use = threads or int(env.get("threads") or DEFAULT_THREADS)
-        new = _rerun(specs[row["run_id"]], use)
-        stored_metrics = row["metrics"] or {}
-        if new.status != "ok":
-            gap, epochs_now, score_now, error = math.inf, None, math.nan, new.error.splitlines()[0]
-        else:
-            gap, epochs_now, score_now, error = metric_gap(stored_metrics, new.metrics), new.epochs, _number(new.score), ""
-        epochs_stored = None if row["epochs"] is None or row["epochs"] != row["epochs"] else int(row["epochs"])
-        results.append(Verified(
-            run_id=row["run_id"], model=row["model"], task=row["task"], config=row["config"], budget=row["budget"],
-            learning_rate=None if row["learning_rate"] != row["learning_rate"] else row["learning_rate"],
-            seed=None if row["data_seed"] != row["data_seed"] else int(row["data_seed"]),
-            score_stored=_number(row["score"]), score_now=score_now, max_abs_diff=gap, epochs_stored=epochs_stored,
-            epochs_now=epochs_now, threads=use, capability=str(env.get("cpu_capability") or ""),
-            verdict=verdict(gap, epochs_stored == epochs_now), error=error))
+        use = threads or recorded_threads(row)
+        results.append(compare(row, rerun(specs[row["run_id"]], use), use))
     return {"stored": len(ok), "pool": len(pool), "asked": n, "results": results,
             "not_in_config": int((~in_config).sum()), "only": list(only), "capability_here": here}
 
@@ -192,6 +185,36 @@ def _json(text: Any) -> dict:
     import json
 
     return json.loads(text) if isinstance(text, str) and text else {}
+
+
+def recorded_environment(row: Mapping[str, Any]) -> dict:
+    """``settings["environment"]`` of a stored row (settings as JSON text or a dict); ``{}`` when not recorded."""
+    settings = row["settings"] if isinstance(row["settings"], dict) else _json(row["settings"])
+    return dict(settings.get("environment") or {})
+
+
+def recorded_threads(row: Mapping[str, Any]) -> int:
+    """The intra-op thread count a stored row records, or :data:`DEFAULT_THREADS` when it records none."""
+    return int(recorded_environment(row).get("threads") or DEFAULT_THREADS)
+
+
+def compare(row: Mapping[str, Any], new: Any, threads: int) -> Verified:
+    """A re-run ``new`` (a ``ResultRow``, ok or failed) against its stored ``row`` (a stored row with
+    its ``metrics`` decoded, e.g. a row of :func:`~rote_hf.results.aggregate.decode_metrics`),
+    re-run with ``threads`` intra-op threads: the metric gap, both stopping epochs and the verdict."""
+    stored_metrics = row["metrics"] or {}
+    if new.status != "ok":
+        gap, epochs_now, score_now, error = math.inf, None, math.nan, (new.error.splitlines() or [""])[0]
+    else:
+        gap, epochs_now, score_now, error = metric_gap(stored_metrics, new.metrics), new.epochs, _number(new.score), ""
+    epochs_stored = None if row["epochs"] is None or row["epochs"] != row["epochs"] else int(row["epochs"])
+    return Verified(
+        run_id=row["run_id"], model=row["model"], task=row["task"], config=row["config"], budget=row["budget"],
+        learning_rate=None if row["learning_rate"] != row["learning_rate"] else row["learning_rate"],
+        seed=None if row["data_seed"] != row["data_seed"] else int(row["data_seed"]),
+        score_stored=_number(row["score"]), score_now=score_now, max_abs_diff=gap, epochs_stored=epochs_stored,
+        epochs_now=epochs_now, threads=threads, capability=str(recorded_environment(row).get("cpu_capability") or ""),
+        verdict=verdict(gap, epochs_stored == epochs_now), error=error)
 
 
 def capability_line(results: Sequence[Verified], here: str) -> str:
@@ -234,5 +257,6 @@ def text_report(outcome: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["DEFAULT_THREADS", "TOLERANCES", "VERDICTS", "Verified", "capability_line", "metric_gap",
-           "stratified_sample", "text_report", "verdict", "verify_sample"]
+__all__ = ["DEFAULT_THREADS", "TOLERANCES", "VERDICTS", "Verified", "capability_line", "compare", "metric_gap",
+           "recorded_environment", "recorded_threads", "rerun", "specs_by_run_id", "stratified_sample",
+           "text_report", "verdict", "verify_sample"]

@@ -3,9 +3,11 @@
 A fleet's parameters are the members' ``state_dict`` tensors stacked on a new leading axis
 (``torch.func.stack_module_state``): ``params[name]`` has shape (K, *shape of the member's
 tensor*). A fleet forward maps ``(params, x)`` with x (K, batch, time, in) to (K, batch, time,
-out) and computes, for each k, what member k's own module computes (same operations in the same
-order; the results agree to float rounding, not bit for bit, because batched matrix products
-block their sums differently).
+out) and computes, for each k, what member k's own module computes (the same operations in the same
+order). The results agree to float rounding, not bit for bit: the batched products give the
+per-member products' bits in the forward pass, but a member's own module runs fused kernels
+(oneDNN's LSTM, ATen's GRU cell, fused attention and layer norm, and their backward) whose
+arithmetic these composed operations do not reproduce (``benchmarks/reproducibility.md``).
 
 Why hand-written instead of ``vmap``: ``nn.GRU``/``nn.LSTM`` have no ``vmap`` rule, so the
 recurrences are ``torch.baddbmm`` over stacked weights, stepping with ``unbind`` over time

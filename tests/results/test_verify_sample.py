@@ -12,7 +12,8 @@ import pytest
 
 from rote_hf.protocols.device import environment
 from rote_hf.reports.verify import (
-    VERDICTS, Verified, capability_line, metric_gap, stratified_sample, text_report, verdict, verify_sample,
+    VERDICTS, Verified, capability_line, compare, metric_gap, recorded_threads, stratified_sample, text_report,
+    verdict, verify_sample,
 )
 from rote_hf.results import ResultRow, ResultStore, load
 from tests.helpers import run_cli
@@ -145,3 +146,33 @@ def test_stratified_sample_spreads_over_models_and_is_seeded():
     assert sorted(stratified_sample(rows, 100, seed=1)) == list(range(9))
     with pytest.raises(ValueError, match="--verify-sample must be an integer >= 1"):
         verify_sample(rows.assign(status="ok", source="ours"), 0)
+
+
+def test_stratified_sample_by_model_and_learning_rate():
+    rows = pd.DataFrame({"model": ["a"] * 6 + ["b"] * 2, "learning_rate": [1e-2] * 5 + [1e-3] + [1e-2, 1e-3]})
+    four = stratified_sample(rows, 4, seed=0, by=("model", "learning_rate"))
+    # one run of each (model, learning rate) pair, though (a, 1e-2) holds 5 of the 8 rows
+    assert sorted(zip(rows["model"].iloc[four], rows["learning_rate"].iloc[four])) == [
+        ("a", 1e-3), ("a", 1e-2), ("b", 1e-3), ("b", 1e-2)]
+    assert stratified_sample(rows, 4, seed=0, by=("model", "learning_rate")) == four
+    assert sorted(rows["model"].iloc[stratified_sample(rows, 2, seed=3)]) == ["a", "b"]
+
+
+def test_compare_a_rerun_with_its_stored_row():
+    stored = pd.Series({"run_id": "r", "model": "gru", "task": "t", "config": "small", "budget": "1k",
+                        "learning_rate": 0.01, "data_seed": 2, "score": 0.25, "epochs": 7,
+                        "metrics": {"test_score": 0.25, "best_val_score": 0.5},
+                        "settings": json.dumps({"environment": {"cpu_capability": "AVX2", "threads": 4}})})
+    assert recorded_threads(stored) == 4 and recorded_threads({"settings": {}}) == 1
+    same = ResultRow(run_id="r", suite="cogscale", task="t", model="gru", metrics={"test_score": 0.25,
+                     "best_val_score": 0.5 + 4e-7}, score=0.25, epochs=7)
+    v = compare(stored, same, 4)
+    assert (v.verdict, v.threads, v.capability, v.seed, v.epochs_now) == ("equal 1e-6", 4, "AVX2", 2, 7)
+    assert v.max_abs_diff == pytest.approx(4e-7)
+    later = ResultRow(run_id="r", suite="cogscale", task="t", model="gru", metrics={"test_score": 0.25,
+                      "best_val_score": 0.5}, score=0.25, epochs=8)
+    assert compare(stored, later, 1).verdict == "different"  # another stopping epoch
+    failed = ResultRow(run_id="r", suite="cogscale", task="t", model="gru", status="failed",
+                       error="ValueError: diverged\ntraceback")
+    v = compare(stored, failed, 1)
+    assert (v.verdict, v.max_abs_diff, v.error, v.epochs_now) == ("different", math.inf, "ValueError: diverged", None)
