@@ -17,7 +17,10 @@ loading the page until no panel says "processing". Every board endpoint is calle
 last parameter ``show_unverified`` off (the default boards). Then a signed-in visitor uploads 5,000
 valid ROTE rows through the app's ``/submit`` handler (``$ROTE_SUBMISSIONS_PER_DAY`` raised for
 the app process only, so re-runs are not refused) and every board is measured again, with
-``show_unverified`` off and on. ``--work`` keeps the synthetic store
+``show_unverified`` off and on. A second, control app serves a hard-linked copy of the store and
+gets every measured request too, interleaved with the first app's, but no upload: the upload's
+effect is judged against it, so neither the machine's load nor the number of requests served is
+taken for the upload's. ``--work`` keeps the synthetic store
 (re-used when present). Not a test: the numbers go to the Markdown file.
 """
 
@@ -124,8 +127,14 @@ def free_port() -> int:
 
 
 def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU-seconds the process ``pid`` has used, all its threads (dead ones too), to the nanosecond:
+    Linux's CPU clock of a process (``clockid = ~pid << 3 | 2``, CPUCLOCK_SCHED); /proc's clock ticks
+    (1/100 s) where that clock cannot be read."""
+    try:
+        return time.clock_gettime((~pid << 3) | 2)
+    except OSError:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -160,30 +169,107 @@ def idle_rate(pid: int, seconds: float = 5.0) -> float:
     return measure(pid, lambda: time.sleep(seconds))[0] / seconds
 
 
-def endpoint_table(pid: int, client, repeats: int, show_unverified: bool = False) -> dict[str, dict[str, float]]:
-    """Per endpoint and click: the first call's app CPU, then the mean app CPU of ``repeats`` more
-    calls (one total over them, so the clock's 10 ms ticks do not round each call), that mean less
-    the idle loop's share (:func:`idle_rate` x the mean wall time: the request's own cost), and the
-    calls' median wall time."""
-    rate = idle_rate(pid)
-    out = {}
+LOST: list[str] = []  # calls whose answer gradio_client lost (then sent again), for the report
+
+
+def predict(client, args: tuple, name: str):
+    """``client.predict``, sent again when gradio_client loses the answer: its reader of the
+    session's stream can close as a new call is registered on it, and that call then raises
+    ``CancelledError`` though the app served it (a race in gradio_client 2.7). The app's CPU for
+    both calls stays in the measure, and each call sent counts as a call."""
+    import concurrent.futures
+
+    try:
+        return client.predict(*args, api_name=name)
+    except concurrent.futures.CancelledError:
+        LOST.append(name)
+        return client.predict(*args, api_name=name)
+
+
+def endpoint_tables(apps: list[tuple[int, object]], repeats: int, show_unverified: bool = False,
+                    rounds: int = 4) -> list[dict[str, dict[str, float]]]:
+    """Per app (``(pid, client)``), endpoint and click: the first call's app CPU, then the mean app CPU
+    of ``repeats`` more calls, that mean less the idle loop's share (:func:`idle_rate` x the mean
+    wall time: the request's own cost), and the calls' median wall time. The ``repeats`` calls go in
+    ``rounds`` blocks, the apps' blocks interleaved in turn (A B, then B A, ...): every app is
+    measured under the same load of the machine and after the same number of requests."""
+    rates = [idle_rate(pid) for pid, _ in apps]
+    out: list[dict[str, dict[str, float]]] = [{} for _ in apps]
     for name, (first, filtered) in ENDPOINTS.items():
         for label, args in (("first", first), ("filter", filtered)):
             args = (*args, show_unverified)
-            cpu_first = measure(pid, lambda: client.predict(*args, api_name=name))[0]
-            walls: list[float] = []
+            firsts = [measure(pid, lambda: predict(client, args, name))[0] for pid, client in apps]
+            cpu = [0.0] * len(apps)
+            sent = [0] * len(apps)
+            walls: list[list[float]] = [[] for _ in apps]
+            blocks: list[list[float]] = [[] for _ in apps]  # each block's own cost per call
+            for r in range(rounds):
+                order = range(len(apps)) if r % 2 == 0 else reversed(range(len(apps)))
+                for a in order:
+                    pid, client = apps[a]
+                    n = repeats // rounds + (1 if r < repeats % rounds else 0)
 
-            def calls() -> None:
-                for _ in range(repeats):
-                    w0 = time.perf_counter()
-                    client.predict(*args, api_name=name)
-                    walls.append(time.perf_counter() - w0)
+                    def calls() -> None:
+                        for _ in range(n):
+                            w0, lost = time.perf_counter(), len(LOST)
+                            predict(client, args, name)
+                            walls[a].append(time.perf_counter() - w0)
+                            sent[a] += 1 + len(LOST) - lost
 
-            cpu_total = measure(pid, calls)[0]
-            out[f"{name} ({label})"] = {"cpu_first": cpu_first, "cpu_mean": cpu_total / repeats,
-                                        "cpu_net": cpu_total / repeats - rate * statistics.fmean(walls),
-                                        "wall_median": statistics.median(walls), "idle_rate": rate}
+                    done, w_from = sent[a], len(walls[a])
+                    block_cpu = measure(pid, calls)[0]
+                    cpu[a] += block_cpu
+                    blocks[a].append((block_cpu - rates[a] * sum(walls[a][w_from:])) / (sent[a] - done))
+            for a in range(len(apps)):
+                out[a][f"{name} ({label})"] = {
+                    "cpu_first": firsts[a], "cpu_mean": cpu[a] / sent[a],
+                    "cpu_net": cpu[a] / sent[a] - rates[a] * statistics.fmean(walls[a]),
+                    "wall_median": statistics.median(walls[a]), "idle_rate": rates[a],
+                    # the median over rounds of this app's own cost over the first app's, block by block
+                    # (the two blocks of a round are measured one after the other)
+                    "ratio_to_first": statistics.median(
+                        [x / y for x, y in zip(blocks[a], blocks[0]) if y > 0] or [float("nan")])}
     return out
+
+
+def relative_change(control: dict, base_control: dict) -> dict[str, float]:
+    """Per endpoint: how much the first app's own cost changed from a ``base`` measure to a later one
+    beyond what the control app's changed over the same requests (both measured interleaved):
+    (first / control) / (first / control in ``base``) - 1, each ratio the median over rounds of
+    the two apps' blocks side by side (the control tables hold it). What the machine's load or the
+    number of requests served does to both apps cancels out; what only one app was given (an
+    upload) does not."""
+    return {k: base_control[k]["ratio_to_first"] / control[k]["ratio_to_first"] - 1
+            for k in control if control[k]["ratio_to_first"] > 0 and base_control[k]["ratio_to_first"] > 0}
+
+
+def copy_store(store_dir: Path, copy_dir: Path) -> None:
+    """The control app's store: the same files, hard-linked (the store never writes a file in
+    place: every write is a new file renamed into its folder)."""
+    shutil.rmtree(copy_dir, ignore_errors=True)
+    shutil.copytree(store_dir, copy_dir, copy_function=os.link)
+
+
+def start_app(store_dir: Path, log: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str, float]:
+    """``space/app.py`` (signed-in wrapper) over ``store_dir``, its stderr to ``log``; returns the
+    process, its URL and the seconds to its first HTTP 200."""
+    port = free_port()
+    start = time.perf_counter()
+    with open(log, "wb") as log_file:
+        proc = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "space_signed_in.py"), "--results",
+                                 str(store_dir), "--port", str(port)],
+                                env=env, stdout=subprocess.DEVNULL, stderr=log_file)
+    url = f"http://127.0.0.1:{port}/"
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as r:
+                if r.status == 200:
+                    return proc, url, time.perf_counter() - start
+        except OSError:
+            if proc.poll() is not None or time.perf_counter() - start > 600:
+                proc.kill()
+                raise SystemExit(f"space/app.py did not start over {store_dir}")
+            time.sleep(0.2)
 
 
 COMPUTED = re.compile(r"computed (.+) for rows (.+) in [0-9.]+ s$")
@@ -208,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from gradio_client import Client, handle_file
 
+    from rote_hf.leaderboard.serving import QUEUE_ANALYTICS_ENV
+
     work = Path(args.work)
     store = work / "results"
     load_start = os.getloadavg()
@@ -222,27 +310,14 @@ def main(argv: list[str] | None = None) -> int:
           f"{n_notices} notices, {time.perf_counter() - t0:.0f} s", flush=True)
     if n_notices:
         raise SystemExit(f"{n_notices} stored rows do not meet the current schema: delete {work} and run again")
-    port = free_port()
+    control_store = work / "control" / "results"  # the same rows for the control app, which gets no upload
+    copy_store(store, control_store)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "GRADIO_ANALYTICS_ENABLED": "False",
            "ROTE_SUBMISSIONS_PER_DAY": "1000"}  # the benchmark's app process only: re-runs are not refused
-    start = time.perf_counter()
     log = work / "app.log"  # the app's stderr: one line per board it computes
-    with open(log, "wb") as log_file:
-        proc = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "space_signed_in.py"), "--results",
-                                 str(store), "--port", str(port)],
-                                env=env, stdout=subprocess.DEVNULL, stderr=log_file)
-    url = f"http://127.0.0.1:{port}/"
+    proc, url, launch_s = start_app(store, log, env)
+    control = None
     try:
-        while True:
-            try:
-                with urllib.request.urlopen(url, timeout=5) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                if proc.poll() is not None or time.perf_counter() - start > 600:
-                    raise SystemExit("space/app.py did not start")
-                time.sleep(0.2)
-        launch_s = time.perf_counter() - start
         print(f"launch to HTTP 200: {launch_s:.1f} s", flush=True)
         client = Client(url, verbose=False)
         time.sleep(1.0)
@@ -254,8 +329,12 @@ def main(argv: list[str] | None = None) -> int:
         visited = computed_boards(log)
         print(f"page visits: {visit_cold[0]:.2f} CPU-s first, then {[round(v[0], 2) for v in visits]}; boards "
               f"computed: {warmed} by the warm-up, {len(visited) - warmed} by the visits", flush=True)
-        before = endpoint_table(proc.pid, client, args.repeats)
-        before_again = endpoint_table(proc.pid, client, args.repeats)  # the same again: the noise floor
+        control, control_url, _ = start_app(control_store, work / "control" / "app.log", env)
+        control_client = Client(control_url, verbose=False)
+        time.sleep(11.0)  # its start-up warm-up, as the first app's
+        apps = [(proc.pid, client), (control.pid, control_client)]
+        before, before_control = endpoint_tables(apps, args.repeats)
+        again, again_control = endpoint_tables(apps, args.repeats)  # the same again: the noise floor
         print(json.dumps(before), flush=True)
         errors: list[str] = []
 
@@ -281,19 +360,25 @@ def main(argv: list[str] | None = None) -> int:
         print(f"upload: {status[0][:160]}", flush=True)
         if not status[0].startswith("Stored 5000 row(s)"):
             raise SystemExit(f"the upload was not stored: {status[0][:300]}")
-        after = endpoint_table(proc.pid, client, args.repeats)
-        after_shown = endpoint_table(proc.pid, client, args.repeats, show_unverified=True)
+        after, after_control = endpoint_tables(apps, args.repeats)
+        shown, shown_control = endpoint_tables(apps, args.repeats, show_unverified=True)
         uploaded = len(computed_boards(log))
         visit_after = statistics.median(measure(proc.pid, lambda: page_visit(url))[0] for _ in range(2))
         boards = computed_boards(log)
         peak = peak_rss_mb(proc.pid)
     finally:
-        proc.terminate()
-        proc.wait(30)
+        for p in (proc, control):
+            if p is not None:
+                p.terminate()
+                p.wait(30)
     load_end = os.getloadavg()
     n_rows = len(list((store / "runs").glob("*.parquet")))
     visit_median = statistics.median(v[0] for v in visits)
     twice = sorted({b for b in boards if boards.count(b) > 1})  # a board computed twice for one version of the rows
+    noise = relative_change(again_control, before_control)
+    changes = relative_change(after_control, before_control)
+    changes_shown = relative_change(shown_control, before_control)
+    raw = {k: after[k]["cpu_net"] / before[k]["cpu_net"] - 1 for k in before if before[k]["cpu_net"] > 0}
     lines = [
         "# Leaderboard Space latency at full scale",
         "",
@@ -304,12 +389,23 @@ def main(argv: list[str] | None = None) -> int:
         "`cogscale_paper` grid with the shipped rows: synthetic rows fill what is not shipped), beside the papers' "
         "published rows; then a signed-in visitor uploads 5,000 valid ROTE rows through `/submit` (the store then "
         "holds their files and one compacted part of them too). App CPU is the app process's user + system time "
-        f"from /proc, counted in clock ticks (1/{os.sysconf('SC_CLK_TCK')} s): a request's cost is the total over "
-        f"{args.repeats} calls divided by {args.repeats}, so the ticks do not round each call. An idle app spends "
+        "(its CPU clock, all threads, to the nanosecond): a request's cost is the total over "
+        f"{args.repeats} calls divided by {args.repeats}. An idle app spends "
         f"{before[next(iter(before))]['idle_rate']:.3f} CPU-s per second (after the upload "
         f"{after[next(iter(after))]['idle_rate']:.3f}): Gradio's queue wakes every millisecond while it is free; "
         "a request's *own* cost is its mean less that rate times its mean wall time. Boards computed are "
-        "counted from the app's log (one DEBUG line of `rote_hf.leaderboard` per board and version of the rows).",
+        "counted from the app's log (one DEBUG line of `rote_hf.leaderboard` per board and version of the rows). "
+        "Gradio's request log is bounded as the Space bounds it (`rote_hf.leaderboard.serving.QUEUE_ANALYTICS_ENV`: "
+        + ", ".join(f"`{k}={v}`" for k, v in QUEUE_ANALYTICS_ENV.items()) + ").",
+        "",
+        "**A control app** serves the same rows (a hard-linked copy of the store) and gets every measured "
+        "request too, but no upload (nor the page visits and the 8 visitors). Each endpoint's calls go in "
+        "four blocks per app, the apps' blocks interleaved (first app, control, control, first app, and again), so both "
+        "are measured under the same load of the machine and after the same number of measured requests. "
+        "What the upload changes is the first app's own cost against the control's, after the upload, "
+        "relative to the same ratio before it: (after / control after) / (before / control before) - 1, "
+        "each ratio the median over the four rounds of the two apps' blocks side by side. "
+        "The same figure for the second measure before the upload is the noise of the method (A/A).",
         "",
         f"- launch to HTTP 200: **{launch_s:.1f} s** (the store's compacted copy already written: see "
         f"docs/space.md, Serving); app CPU in the 10 s after: {idle:.1f} s (the warm-up computing the "
@@ -325,38 +421,45 @@ def main(argv: list[str] | None = None) -> int:
         f"after it: {visit_after:.2f} app CPU-s; boards computed for the new rows: {len(boards) - warmed - (len(visited) - warmed)} "
         f"({uploaded - len(visited)} by the first calls after the upload, {len(boards) - uploaded} by the 2 visits)",
         f"- boards computed twice for one version of the rows, over the whole run: **{len(twice)}**",
+        f"- measured calls whose answer gradio_client lost and sent again (counted as calls): {len(LOST)}",
         f"- peak memory of the app (VmHWM): **{peak:.0f} MiB**",
         "",
-        f"Per request (app CPU-s: `first` call, then the `mean (own)` of {args.repeats} more; wall: their median, "
-        "s). Before the upload the boards are the default ones (`show_unverified` off), measured twice in a row "
-        "(the second time shows the noise of the measure); after it, both settings:",
+        f"Per request (app CPU-s: `first` call, then the `mean (own)` of {args.repeats} more, and the control "
+        "app's `own` cost measured beside it; wall: the first app's median, s). Before the upload the boards "
+        "are the default ones (`show_unverified` off), measured twice (`A/A`: the change between the two, "
+        "against the control); after it, both settings, each with its `change` against the control:",
         "",
-        "| endpoint | CPU first | CPU mean (own) | again: mean (own) | wall median | after, unverified hidden: "
-        "CPU first | mean (own) | wall median | after, unverified shown: CPU first | mean (own) | wall median |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| endpoint | CPU first | mean (own) | control own | again: mean (own) | control own | A/A | wall median "
+        "| after, unverified hidden: CPU first | mean (own) | control own | change | wall median "
+        "| after, unverified shown: CPU first | mean (own) | control own | change | wall median |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
 
     def cost(t: dict) -> str:
         return f"{t['cpu_mean']:.3f} ({t['cpu_net']:.3f})"
 
+    def pct(d: dict, k: str) -> str:
+        return f"{d[k]:+.0%}" if k in d else "n/a"
+
     for key, b in before.items():
-        cells = " | ".join(f"{t[key]['cpu_first']:.2f} | {cost(t[key])} | {t[key]['wall_median']:.3f}"
-                           for t in (after, after_shown))
-        lines.append(f"| `{key}` | {b['cpu_first']:.2f} | {cost(b)} | {cost(before_again[key])} "
-                     f"| {b['wall_median']:.3f} | {cells} |")
+        lines.append(
+            f"| `{key}` | {b['cpu_first']:.2f} | {cost(b)} | {before_control[key]['cpu_net']:.3f} | {cost(again[key])} "
+            f"| {again_control[key]['cpu_net']:.3f} | {pct(noise, key)} | {b['wall_median']:.3f} "
+            f"| {after[key]['cpu_first']:.2f} | {cost(after[key])} | {after_control[key]['cpu_net']:.3f} "
+            f"| {pct(changes, key)} | {after[key]['wall_median']:.3f} "
+            f"| {shown[key]['cpu_first']:.2f} | {cost(shown[key])} | {shown_control[key]['cpu_net']:.3f} "
+            f"| {pct(changes_shown, key)} | {shown[key]['wall_median']:.3f} |")
     # the targets of issue 25 (section 2), judged from the numbers above
-    tables = (before, before_again, after, after_shown)
+    tables = (before, again, after, shown)
     worst_cpu = max(t[k]["cpu_mean"] for t in tables for k in t)
     filters = [(t[k]["cpu_mean"], t[k]["wall_median"]) for t in tables for k in t if k.endswith("(filter)")]
     worst_filter_cpu, worst_filter_wall = max(f[0] for f in filters), max(f[1] for f in filters)
-
-    def change(a: dict, b: dict) -> dict[str, float]:
-        return {k: (b[k]["cpu_net"] - a[k]["cpu_net"]) / a[k]["cpu_net"] for k in a if a[k]["cpu_net"] > 0}
-
-    changes, noise = change(before, after), change(before, before_again)
-    worst_key = max(changes, key=lambda k: abs(changes[k]))
+    judged = {**{f"{k}, unverified hidden": v for k, v in changes.items()},
+              **{f"{k}, unverified shown": v for k, v in changes_shown.items()}}
+    worst_key = max(judged, key=lambda k: abs(judged[k]))
     worst_noise = max(noise, key=lambda k: abs(noise[k]))
-    recompute = max(max(after[k]["cpu_first"], after_shown[k]["cpu_first"]) for k in after)
+    worst_raw = max(raw, key=lambda k: abs(raw[k]))
+    recompute = max(max(after[k]["cpu_first"], shown[k]["cpu_first"]) for k in after)
 
     def verdict(ok: bool) -> str:
         return "met" if ok else "**not met**"
@@ -377,11 +480,12 @@ def main(argv: list[str] | None = None) -> int:
         f"{worst_filter_wall:.3f} s wall (median) | {verdict(worst_filter_cpu < 0.3 and worst_filter_wall < 0.3)} |",
         f"| launch to HTTP 200 under 15 s | {launch_s:.1f} s | {verdict(launch_s < 15)} |",
         f"| peak memory under 1 GB | {peak:.0f} MiB | {verdict(peak < 1024)} |",
-        f"| a 5,000-row upload changes no board's cost by more than 20% | own cost after vs before: largest change "
-        f"{changes[worst_key]:+.0%} (`{worst_key}`, {before[worst_key]['cpu_net']:.3f} -> "
-        f"{after[worst_key]['cpu_net']:.3f} CPU-s); the same measure repeated without an upload moved up to "
-        f"{noise[worst_noise]:+.0%} (`{worst_noise}`); the first call of a board after the upload computes it for "
-        f"the new rows once (up to {recompute:.2f} CPU-s) | {verdict(all(abs(c) <= 0.2 for c in changes.values()))} |",
+        f"| a 5,000-row upload changes no board's cost by more than 20% | own cost against the control app's, "
+        f"after vs before: largest change {judged[worst_key]:+.0%} (`{worst_key}`); the same figure without "
+        f"an upload (A/A) up to {noise[worst_noise]:+.0%} (`{worst_noise}`); the first app's own cost alone, "
+        f"after vs before, moved up to {raw[worst_raw]:+.0%} (`{worst_raw}`, {before[worst_raw]['cpu_net']:.3f} -> "
+        f"{after[worst_raw]['cpu_net']:.3f} CPU-s); the first call of a board after the upload computes it for "
+        f"the new rows once (up to {recompute:.2f} CPU-s) | {verdict(all(abs(c) <= 0.2 for c in judged.values()))} |",
         f"| a page visit computes each board once | {len(visited) - warmed} boards computed by {1 + args.visits} "
         f"visits after the warm-up's {warmed}; {len(twice)} computed twice for one version of the rows | "
         f"{verdict(not twice)} |",

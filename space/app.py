@@ -40,7 +40,7 @@ from rote_hf.leaderboard.tracks import TRACKS  # noqa: E402
 from rote_hf.leaderboard.visitor import (  # noqa: E402
     REQUEST_COLUMNS, VisitorError, my_requests, start_llm_query, submit_architecture, submit_rows,
 )
-from rote_hf.leaderboard.serving import BoardService  # noqa: E402
+from rote_hf.leaderboard.serving import BoardService, bound_queue_analytics  # noqa: E402
 from rote_hf.leaderboard.source import REPO_NOTICE  # noqa: E402
 from rote_hf.leaderboard.tabs import BoardTab, board_tabs  # noqa: E402
 
@@ -119,6 +119,7 @@ def draw_tab(tab: BoardTab, choices: dict) -> tuple[dict, gr.Button, dict]:
 
 #: Requests served at once (each only filters what the first visitor's request computed).
 CONCURRENCY = 8
+bound_queue_analytics()  # before any gr.Blocks: Gradio's request log would cost more per request served
 #: LLM queries Gradio hands on at once: rote_hf.llm's fair queue runs 8 of them (one per user) and
 #: refuses at once a user's query beyond one running and two waiting, so no user holds these for others.
 LLM_QUERY_EVENTS = 16

@@ -20,7 +20,7 @@ from typing import Any, Iterable
 
 from rote_hf.results.aggregate import LR_SELECTIONS, cogscale_table, rote_summary
 from rote_hf.results.schema import SOURCES, budget_value
-from rote_hf.zoo.display import display_name, variant
+from rote_hf.zoo.display import display_name, published_display_name, variant
 
 ALL = "all"
 RUNS = "runs"
@@ -79,7 +79,9 @@ def _with_marks(df):
     df = df.copy()
     df["verified_mark"] = [verified_mark(v, "submitted" if src == "submitted" else s)
                            for v, s, src in zip(df["verified"], df["settings"], df["source"])]
-    df["display_model"] = [display_name(m) for m in df["model"]]
+    # a published row's name is read in its paper's terms (ROTE's Transformer is the encoder-decoder)
+    df["display_model"] = [published_display_name(m, suite) if src == "paper" else display_name(m)
+                           for m, suite, src in zip(df["model"], df["suite"], df["source"])]
     df["variant"] = [variant(m, c) for m, c in zip(df["model"], df["model_config"])]
     return df
 

@@ -1,10 +1,12 @@
-"""The CogScale tab's "reproduction" view: our ``cogscale_paper`` runs against CogScale's
-published runs, from :func:`rote_hf.results.aggregate.reproduction_report` (see
+"""The leaderboard's reproduction tab: our ``cogscale_paper`` runs against CogScale's published
+runs, from :func:`rote_hf.results.aggregate.reproduction_report`, and our ``rote_paper`` fits
+against ROTE's archived fits, fit by fit, from :mod:`rote_hf.results.rote_reproduction` (see
 ``docs/reproduction.md``).
 
 Input: the leaderboard's rows (:func:`rote_hf.leaderboard.load_rows`: the shipped reproduction
-rows + the local store + a results repo); only our rows of config ``cogscale_paper`` are
-compared. Output: a display table (numbers rounded for reading) and a one-paragraph headline.
+rows + the local store + a results repo); only our rows of the chosen CogScale config (default
+``cogscale_paper``) and of ``rote_paper`` are compared. Output: display tables (numbers rounded
+for reading) and a one-paragraph headline each.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 
 from rote_hf.boards.tables import ALL
 from rote_hf.results.aggregate import reproduction_report
+from rote_hf.results import rote_reproduction as rote
+from rote_hf.results.aggregate import REPRODUCTION_MODEL_NAMES
 from rote_hf.results.reproduction import cells, fraction_text, headline, rules_text, summary, worst
 from rote_hf.results.shipped import with_shipped_failures
 
@@ -43,9 +47,13 @@ def _round(frame, digits: int = 4):
 
 
 def reproduction_configs(df) -> list[str]:
-    """Config names of our CogScale rows (the view's choices), ``cogscale_paper`` first."""
+    """Config names of our CogScale rows that have a published counterpart (the view's choices),
+    ``cogscale_paper`` first: configs with a run of one of CogScale's published models
+    (:data:`REPRODUCTION_MODELS`, by display name). A config of other architectures only (``hf_zoo``:
+    transformers models, which CogScale never ran) has nothing to be compared with."""
     ours = df[(df["source"] == "ours") & (df["suite"] == "cogscale")]
-    names = sorted({c for c in ours["config_name"] if isinstance(c, str) and c} - {"cogscale_paper"})
+    published = [REPRODUCTION_MODEL_NAMES.get(m, m) in REPRODUCTION_MODELS for m in ours["model"]]
+    names = sorted({c for c in ours.loc[published, "config_name"] if isinstance(c, str) and c} - {"cogscale_paper"})
     return ["cogscale_paper", *names]
 
 
@@ -104,6 +112,31 @@ def reproduction_view(df, *, view: str = "by model", model: str = ALL, difficult
     else:
         table = report[_GROUP_COLUMNS]
     return _round(table.reset_index(drop=True)), text
+
+
+ROTE_FIT_COLUMNS = ["model", "paper_model", "task", "seed", "run", "epochs_ours", "epochs_paper", "accuracy_ours",
+                    "accuracy_paper", "accuracy_diff", "DL_ours", "DL_paper", "DL_diff", "JW_ours", "JW_paper", "JW_diff",
+                    "exact_ours", "exact_paper"]
+"""Columns of the ROTE fit-by-fit table (:data:`rote_hf.results.rote_reproduction.PAIR_COLUMNS` less n and c)."""
+
+
+def rote_fit_view(df) -> tuple[Any, Any, str]:
+    """``(summary, fits, headline_markdown)``: our ``rote_paper`` fits in the leaderboard's rows
+    ``df`` beside ROTE's archived twins (:func:`~rote_hf.results.rote_reproduction.fit_pairs`):
+    the summary by model and ``all`` (:func:`~rote_hf.results.rote_reproduction.fit_summary`),
+    one line per fit (exact rollouts as ``yes``/``no``), and the summary in one sentence."""
+    pairs = rote.fit_pairs(df)
+    summary_table = rote.fit_summary(pairs)
+    fits = pairs[ROTE_FIT_COLUMNS].copy()
+    for col in ("exact_ours", "exact_paper"):
+        fits[col] = ["–" if v != v else ("yes" if v == 1.0 else "no") for v in fits[col]]
+    for col in ("epochs_ours", "epochs_paper"):  # whole epochs; a missing one as NaN for the table
+        fits[col] = fits[col].astype("float64")
+    text = rote.summary_text(summary_table, bold=True)
+    if not len(pairs):
+        text += (" The ROTE rows ship with `rote-hf results --export-reproduction --results DIR "
+                 f"--config eval_suite/configs/{rote.ROTE_CONFIG}.yaml`.")
+    return _round(summary_table), _round(fits.reset_index(drop=True)), text
 
 
 def _filtered(table, model: str, difficulty: str):

@@ -32,7 +32,7 @@ import time
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Hashable
+from typing import Any, Callable, Hashable, MutableMapping
 
 from rote_hf.boards.tables import filter_choices
 from rote_hf.leaderboard.reproduction import reproduction_configs
@@ -48,6 +48,19 @@ LOG = logging.getLogger("rote_hf.leaderboard")
 MEMO_SIZE = 512
 #: Seconds after a change of the store's folder during which its listing is compared on every request.
 RECENT_S = 2.0
+#: Bounds on Gradio's request log (read from the environment when a queue is made). Gradio's queue
+#: records every event it serves (``Queue.event_analytics``, up to 10,000 by default) and, after
+#: every event, builds a pandas frame of all of them for its ``/monitoring/summary`` (success rate
+#: and time percentiles per endpoint): a cost that grows with the number of requests served, from
+#: about 2.5 ms a request to 9 ms after 10,000 (gradio 6.31). Kept to the last 1,000 events and
+#: summarised every 100, it is bounded and about 0.03 ms a request. An operator's own values win.
+QUEUE_ANALYTICS_ENV = {"GRADIO_ANALYTICS_MAX_EVENTS": "1000", "GRADIO_ANALYTICS_CACHE_FREQUENCY": "100"}
+
+
+def bound_queue_analytics(environ: MutableMapping[str, str] = os.environ) -> dict[str, str]:
+    """Set :data:`QUEUE_ANALYTICS_ENV` in ``environ`` where it is not set already (before the app's
+    ``gr.Blocks`` and ``queue()`` are made); returns the values in effect."""
+    return {name: environ.setdefault(name, value) for name, value in QUEUE_ANALYTICS_ENV.items()}
 
 
 @dataclass

@@ -29,6 +29,7 @@ from rote_hf.boards.tables import (
 from rote_hf.leaderboard import plots
 from rote_hf.leaderboard.reproduction import (
     REPRODUCTION_MODELS, REPRODUCTION_VIEWS, group_report, mean_vs_mean_svg, our_rows, reproduction_view,
+    rote_fit_view,
 )
 from rote_hf.leaderboard.serving import Snapshot
 from rote_hf.results.reproduction import cells as reproduction_cells
@@ -269,6 +270,14 @@ def repro_plot(snap: Snapshot, *, config: str) -> tuple:
     return snap.memo(("repro-plot", config), compute)
 
 
+def repro_rote(snap: Snapshot) -> tuple:
+    """The ROTE fit-by-fit comparison: its headline, summary by model and table of fits (once per version of the rows)."""
+    def compute():
+        summary_table, fits, text = rote_fit_view(snap.rows)
+        return text, summary_table, fits
+    return snap.memo("repro-rote", compute)
+
+
 REPRODUCTION_TAB = BoardTab(
     id="reproduction", title="Reproduction", suites=(), button="Show reproduction",
     intro=("Our re-run of CogScale's published grid (`cogscale_paper`: 14 tasks x 2 difficulties x 3 budgets x 7 "
@@ -276,7 +285,10 @@ REPRODUCTION_TAB = BoardTab(
            "when our mean is within 2 standard errors of the published mean (our rule; the strict rule, which lends "
            "no variance and counts a group with a diverged run as disagreeing, and the paired test over seed twins "
            "stand beside it, with the rates expected if nothing differed). The plot puts each group's two means "
-           "side by side; points on the diagonal agree exactly, hollow points lie outside 2 standard errors."),
+           "side by side; points on the diagonal agree exactly, hollow points lie outside 2 standard errors. "
+           "Below it, our fits of ROTE's main grid (`rote_paper`), each beside its archived twin (same task, seed, "
+           "run and model; ROTE's Transformer is the encoder-decoder, TransformerEncDec): stopping epoch, test "
+           "accuracy, DL, JW and exact rollout."),
     controls=(
         Control("view", "view", default=REPRODUCTION_VIEWS[0], choices=REPRODUCTION_VIEWS),
         Control("model", "model", choices=(ALL, *REPRODUCTION_MODELS)),
@@ -288,10 +300,16 @@ REPRODUCTION_TAB = BoardTab(
         Output("reproduction-table", "table", "agreement within 2 standard errors", wrap=True),
         Output("reproduction-headline", "markdown"),
         Output("reproduction-plot", "html", "our mean vs the published mean, per group"),
+        Output("reproduction-rote-headline", "markdown", note="### ROTE, fit by fit (`rote_paper`)"),
+        Output("reproduction-rote-summary", "table", "ROTE: ours vs the archived fits, by model (DL_mad, JW_mad: "
+                                                     "mean |ours - paper|; counts are fits)", wrap=True),
+        Output("reproduction-rote-fits", "table", "ROTE: one line per fit (_diff = ours - paper)", wrap=True),
     ),
     steps=(Step("reproduction", repro_view, ("view", "model", "difficulty", "config"),
                 ("reproduction-table", "reproduction-headline")),
-           Step("reproduction_plot", repro_plot, ("config",), ("reproduction-plot",))),
+           Step("reproduction_plot", repro_plot, ("config",), ("reproduction-plot",)),
+           Step("reproduction_rote", repro_rote, (),
+                ("reproduction-rote-headline", "reproduction-rote-summary", "reproduction-rote-fits"))),
 )
 
 

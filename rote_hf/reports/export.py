@@ -103,13 +103,11 @@ def export_reproduction(results: str | os.PathLike, *, config: str | os.PathLike
 
     by_cell: dict[str, dict[str, int]] = {}
     for rid, spec in expected.items():
-        key = f"{spec.model['name']}-{spec.task_params['difficulty']}"
-        cell = by_cell.setdefault(key, {"expected": 0, "ok": 0, "failed": 0})
+        cell = by_cell.setdefault(cell_key(spec), {"expected": 0, "ok": 0, "failed": 0})
         cell["expected"] += 1
         cell["ok"] += rid in ok_ids
     for rid in failed:
-        spec = expected[rid]
-        by_cell[f"{spec.model['name']}-{spec.task_params['difficulty']}"]["failed"] += 1
+        by_cell[cell_key(expected[rid])]["failed"] += 1
     stamps = sorted(t for t in table.column("timestamp").to_pylist() if t)
     provenance = {
         "format_version": FORMAT_VERSION,
@@ -145,6 +143,20 @@ def export_reproduction(results: str | os.PathLike, *, config: str | os.PathLike
     return provenance
 
 
+def cell_key(spec: RunSpec) -> str:
+    """The provenance's count key of run ``spec`` (``runs_by_model_difficulty``): ``<model>-<difficulty>``
+    for CogScale (``gru-small``), ``<model>-n<symbols>`` for ROTE, which has no difficulty
+    (``gru-n4``), ``<model>-<task>`` for any other suite."""
+    params = spec.task_params
+    if "difficulty" in params:
+        part = params["difficulty"]
+    elif "symbols" in params:
+        part = f"n{params['symbols']}"
+    else:
+        part = spec.task
+    return f"{spec.model['name']}-{part}"
+
+
 FAILED_KEYS = ("suite", "task", "model", "config", "budget", "learning_rate", "data_seed")
 """Columns of a failed run that the provenance JSON records beside its run id and error, so that a
 reader can put the failure in its group without the sweep config (the Space has none)."""
@@ -159,4 +171,4 @@ def failed_entry(spec: RunSpec, error: str) -> dict[str, Any]:
     return {"run_id": spec.run_id, "error": error, **{k: columns.get(k) for k in FAILED_KEYS}}
 
 
-__all__ = ["FAILED_KEYS", "default_config_path", "export_reproduction", "failed_entry"]
+__all__ = ["FAILED_KEYS", "cell_key", "default_config_path", "export_reproduction", "failed_entry"]

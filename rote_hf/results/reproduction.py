@@ -272,14 +272,15 @@ def cost_table(ours):
 # -- rendering -----------------------------------------------------------------------------------------
 
 def _fmt(v: Any, digits: int = 3) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)):
+    if v is None or (isinstance(v, float) and math.isnan(v)) or type(v).__name__ == "NAType":  # pandas' NA
         return "–"
     if isinstance(v, float):
         return f"{v:.{digits}g}" if abs(v) < 1e-3 and v != 0 else f"{v:.{digits}f}"
     return str(v)
 
 
-def _md_table(frame, columns: list[str]) -> str:
+def md_table(frame, columns: list[str]) -> str:
+    """``frame[columns]`` as a Markdown table (floats to 3 decimals, missing values as ``–``)."""
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for rec in frame[columns].itertuples(index=False):
         lines.append("| " + " | ".join(_fmt(v) if not isinstance(v, str) else v for v in rec) + " |")
@@ -361,10 +362,10 @@ def markdown_report(report, cell_table, provenance: dict | None, *, plot: str | 
     for by in ("model", "category", "difficulty"):
         lines += [f"### Agreement by {by}", "",
                   "`fraction`: our rule; `strict` and `paired`: the fractions under the other two rules.", "",
-                  _md_table(summary(report, by), [by, "groups", "tested", "agree", "fraction", "strict", "paired"]), ""]
+                  md_table(summary(report, by), [by, "groups", "tested", "agree", "fraction", "strict", "paired"]), ""]
     bad = worst(report, k)
     lines += [f"### Worst groups ({len(bad)} largest |diff| among the disagreeing)", "",
-              _md_table(bad.assign(lr=[_fmt(v, 4) for v in bad["learning_rate"]], cause=[c or "–" for c in bad["cause"]]),
+              md_table(bad.assign(lr=[_fmt(v, 4) for v in bad["learning_rate"]], cause=[c or "–" for c in bad["cause"]]),
                         ["task", "difficulty", "budget", "model", "lr", "n_ours", "mean_ours", "std_ours", "n_paper",
                          "mean_paper", "std_paper", "diff", "z", "cause"]), ""]
     if pairs is not None and len(pairs):
@@ -373,7 +374,7 @@ def markdown_report(report, cell_table, provenance: dict | None, *, plot: str | 
                   "The seed drives the data and the initialisation on both sides, so each of our runs has a "
                   "published twin (same task, difficulty, budget, model, LR and seed). Fraction of twins whose "
                   "test scores are equal within 1e-6 and 1e-3:", "",
-                  _md_table(ps, list(ps.columns)), ""]
+                  md_table(ps, list(ps.columns)), ""]
     if cell_table is not None and len(cell_table):
         complete = cell_table[cell_table["complete"]]
         lines += ["### LR chosen on test: our cells vs the published table", "",
@@ -382,14 +383,14 @@ def markdown_report(report, cell_table, provenance: dict | None, *, plot: str | 
         if len(complete):
             far = complete.assign(_d=-complete["diff"].abs()).sort_values(["_d", "task", "model"]).head(k)
             lines += [f"The {len(far)} complete cells with the largest |diff|:", "",
-                      _md_table(far.assign(lr=[_fmt(v, 4) for v in far["learning_rate"]]),
+                      md_table(far.assign(lr=[_fmt(v, 4) for v in far["learning_rate"]]),
                                 ["task", "difficulty", "model", "budget", "lr", "mean_ours", "std_ours", "mean_paper",
                                  "std_paper", "diff", "agree"]), ""]
     if cost is not None and len(cost):
         lines += ["### CPU time per run", "",
                   "`train_time_s` of our finished runs (one thread; a fleet member counts its share of the "
                   "fleet's time; the machine was shared with other work):", "",
-                  _md_table(cost.assign(runs=cost["runs"].astype(int)), list(cost.columns)), ""]
+                  md_table(cost.assign(runs=cost["runs"].astype(int)), list(cost.columns)), ""]
     if plot:
         lines += [f"![our mean against the published mean per group]({plot})", ""]
     return "\n".join(lines) + "\n"

@@ -1,6 +1,7 @@
 """Our reproduction rows shipped with the package (``source="ours"``, verified).
 
-The finished runs of a sweep config (today: ``cogscale_paper``, CogScale's published grid) are
+The finished runs of a sweep config (:data:`SHIPPED_CONFIGS`: ``cogscale_paper``, CogScale's
+published grid; ``hf_zoo``; ``rote_paper``, ROTE's main grid) are
 exported (:mod:`rote_hf.reports.export`) from a results store into one compact file beside this module::
 
     rote_hf/results/ours/<config>.parquet   the rows (zstd Parquet, sorted by run id)
@@ -36,8 +37,10 @@ from pathlib import Path
 from rote_hf.results.schema import COLUMNS, ResultRow, arrow_schema
 
 SHIPPED_DIR = Path(__file__).with_name("ours")
-SHIPPED_CONFIGS = ("cogscale_paper", "hf_zoo")
-"""Sweep configs whose rows are shipped (each ``<name>.parquet`` + ``<name>.json`` when exported)."""
+SHIPPED_CONFIGS = ("cogscale_paper", "hf_zoo", "rote_paper")
+"""Sweep configs whose rows are shipped (each ``<name>.parquet`` + ``<name>.json`` when exported):
+CogScale's grid, the transformers architectures on CogScale, and ROTE's main grid (compared fit
+by fit in :mod:`rote_hf.results.rote_reproduction`)."""
 FORMAT_VERSION = 1
 
 

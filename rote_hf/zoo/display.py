@@ -45,6 +45,15 @@ PUBLISHED_ALIASES: Mapping[str, str] = {
 }
 """Names in the papers' files that differ from the display name of the same architecture."""
 
+PUBLISHED_SUITE_ALIASES: Mapping[str, Mapping[str, str]] = {
+    # the ROTE reference's "Transformer" is an encoder-decoder fed the same window twice (the zoo's
+    # ``transformer-ed``), not the decoder-only ``transformer`` that CogScale's TransformerDecoder is
+    "rote": {"transformer": "TransformerEncDec"},
+    "rote_matched": {"transformer": "TransformerEncDec"},
+}
+"""Suite -> names in that suite's published rows (lower case) whose architecture is another
+display name than the same name elsewhere (:func:`published_display_name`)."""
+
 _BY_LOWER = {**{k.lower(): v for k, v in DISPLAY_NAMES.items()},
              **{v.lower(): v for v in DISPLAY_NAMES.values()},
              **{k.lower(): v for k, v in PUBLISHED_ALIASES.items()}}
@@ -67,6 +76,13 @@ def display_name(name: Any) -> str:
         model_type = text[3:]
         return model_type + HF_SUFFIX if model_type.lower() in _BY_LOWER else model_type
     return _BY_LOWER.get(text.lower(), text)
+
+
+def published_display_name(name: Any, suite: Any) -> str:
+    """The display name of model ``name`` of a paper's published row of ``suite``: as
+    :func:`display_name`, except where the paper's name means another architecture
+    (:data:`PUBLISHED_SUITE_ALIASES`: ROTE's ``Transformer`` is ``TransformerEncDec``)."""
+    return PUBLISHED_SUITE_ALIASES.get(str(suite), {}).get(str(name).lower()) or display_name(name)
 
 
 def variant(name: Any, model_config: Mapping[str, Any] | None = None) -> str:

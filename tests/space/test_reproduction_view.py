@@ -1,6 +1,7 @@
-"""The CogScale tab's reproduction view over HTTP (gradio_client), on a store holding a sweep of
-ours (config ``repro_test``) made of published runs: copied exactly (agree, diff 0) or shifted
-(disagree), so every expected number is known."""
+"""The reproduction tab over HTTP (gradio_client), on a store holding a CogScale sweep of ours
+(config ``repro_test``) made of published runs, copied exactly (agree, diff 0) or shifted
+(disagree), and two ROTE fits of ``rote_paper`` made of ROTE's archived fits with known changes
+(:func:`tests.space.rows.rote_paper_rows`), so every expected number is known."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import gradio_client
 from rote_hf.results import ResultRow, ResultStore
 from rote_hf.results.aggregate import published_cogscale_runs
 from tests.space.conftest import serve_app
-from tests.space.rows import make_store
+from tests.space.rows import make_store, rote_paper_rows
 
 ALL = "all"
 CONFIG = "repro_test"
@@ -47,7 +48,7 @@ def client(tmp_path_factory):
     results = base / "results"
     make_store(results)
     store = ResultStore(results)
-    for row in _copied_rows():
+    for row in _copied_rows() + rote_paper_rows():
         store.append(row)
     with serve_app(base, results, shipped=True) as app:  # the real view: shipped rows included
         yield gradio_client.Client(app.url, verbose=False)
@@ -128,3 +129,73 @@ def test_the_model_filter_offers_the_names_the_report_shows():
     shown = {REPRODUCTION_MODEL_NAMES.get(m, m) for m in COGSCALE_MODEL_NAMES.values()}
     assert shown == {display_name(m) for m in COGSCALE_MODEL_NAMES.values()}
     assert set(REPRODUCTION_MODELS) == shown
+
+
+# -- ROTE, fit by fit --------------------------------------------------------------------------------
+
+def _archived(model: str, task: str):
+    from rote_hf.results.published import rote_main_run_rows
+
+    (row,) = [r for r in rote_main_run_rows() if (r.model, r.task, r.data_seed, r.run) == (model, task, 1, 1)]
+    return row
+
+
+def test_the_rote_fits_beside_their_archived_twins_in_process(tmp_path):
+    """The tab's ROTE step on a store without shipped rows: our two fits and nothing else."""
+    from rote_hf.leaderboard.serving import BoardService
+    from rote_hf.leaderboard.tabs import REPRODUCTION_TAB
+
+    store = make_store(tmp_path / "results")  # its ROTE rows are of config rote_smoke: not compared
+    for row in rote_paper_rows():
+        store.append(row)
+    snap = BoardService(tmp_path / "results", shipped=False).snapshot()
+    (step,) = [s for s in REPRODUCTION_TAB.steps if s.api_name == "reproduction_rote"]
+    (text, summary, fits), warnings = REPRODUCTION_TAB.run(step, snap, {})
+    assert warnings == []
+    gru, encdec = _archived("GRU", "n2-c10"), _archived("Transformer", "n2-c30")
+    assert encdec.metrics["DL"] == 0.0  # the archived twin is exact: ours (DL + 0.25) is not
+    assert fits[["model", "paper_model", "task", "seed", "run"]].values.tolist() == [
+        ["GRU", "GRU", "n2-c10", 1, 1], ["TransformerEncDec", "Transformer", "n2-c30", 1, 1]]
+    assert fits[["epochs_ours", "epochs_paper", "DL_diff", "exact_ours", "exact_paper"]].values.tolist() == [
+        [gru.epochs, gru.epochs, 0.0, "yes" if gru.metrics["DL"] == 0 else "no", "yes" if gru.metrics["DL"] == 0 else "no"],
+        [encdec.epochs + 2, encdec.epochs, 0.25, "no", "yes"]]
+    assert summary["model"].tolist() == ["GRU", "TransformerEncDec", "all"]
+    assert summary[["fits", "epochs_equal", "accuracy_within", "exact_agree"]].values.tolist() == [
+        [1, 1, 1, 1], [1, 0, 1, 0], [2, 1, 2, 1]]
+    assert summary["DL_mad"].tolist() == [0.0, 0.25, 0.125]
+    assert "**2** fits compared" in text and "same stopping epoch in **1/2**" in text
+    assert "exact rollout agreeing in **1/2**" in text
+
+    empty = BoardService(tmp_path / "nothing", shipped=False).snapshot()
+    (text, summary, fits), _ = REPRODUCTION_TAB.run(step, empty, {})
+    assert len(summary) == len(fits) == 0 and "No fit of `rote_paper`" in text and "--export-reproduction" in text
+
+
+def test_the_rote_endpoint_serves_the_fits(client):
+    text, summary, fits = client.predict(api_name="/reproduction_rote")
+    lines = table((fits, None))
+    ours = {(r["model"], r["task"]): r for r in lines if r["task"] in ("n2-c10", "n2-c30") and r["seed"] == 1}
+    assert set(ours) == {("GRU", "n2-c10"), ("TransformerEncDec", "n2-c30")}
+    encdec = ours[("TransformerEncDec", "n2-c30")]
+    assert (encdec["paper_model"], encdec["DL_diff"], encdec["exact_ours"], encdec["exact_paper"]) == (
+        "Transformer", 0.25, "no", "yes")
+    assert encdec["epochs_ours"] - encdec["epochs_paper"] == 2
+    total = [r for r in table((summary, None)) if r["model"] == "all"]
+    assert total[0]["fits"] == len(lines) and f"**{len(lines)}** fits compared" in text  # shipped fits count too
+
+
+def test_only_configs_with_a_published_counterpart_are_offered():
+    """hf_zoo's transformers models were never run by CogScale: no reproduction to show."""
+    from rote_hf.leaderboard.reproduction import reproduction_configs
+    from rote_hf.results import rows_to_frame
+
+    def row(model, config_name, suite="cogscale"):
+        return ResultRow(run_id=f"{model}-{config_name}", suite=suite, task="simple_copy", model=model, config="small",
+                         budget="10k", source="ours", config_name=config_name)
+
+    frame = rows_to_frame([row("hf:olmo2", "hf_zoo"), row("gru", "repro_test"), row("hf:mamba2", "mixed"),
+                           row("transformer-ed", "mixed"), row("TransformerDecoder", "named_as_published"),
+                           ResultRow(run_id="r", suite="rote", task="n4-c10", model="gru", source="ours",
+                                     config_name="rote_paper")])
+    assert reproduction_configs(frame) == ["cogscale_paper", "mixed", "named_as_published", "repro_test"]
+    assert reproduction_configs(frame.iloc[:1]) == ["cogscale_paper"]

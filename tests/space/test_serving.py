@@ -267,3 +267,37 @@ def test_a_page_visit_computes_each_board_once(tmp_path):
     assert len(first) == len(second) > len(warmed)
     assert dict(ranked.computed) == warmed and set(warmed.values()) == {1}
     assert service.snapshot().ranked() is ranked  # the same version: nothing re-read
+
+
+def test_gradios_request_log_stays_bounded_and_is_not_summarised_per_request(tmp_path, monkeypatch):
+    """Gradio's queue logs every event it serves and, by default, builds a frame of the whole log
+    after each one (a cost per request that grows with the requests served). The app bounds the log
+    and summarises it every 100 events; an operator's own bound is kept (a small one here, so that
+    a few calls reach it)."""
+    from gradio_client import Client
+
+    from rote_hf.leaderboard.serving import QUEUE_ANALYTICS_ENV, bound_queue_analytics
+    from tests.space.test_tabs import load_app
+
+    env = {"GRADIO_ANALYTICS_MAX_EVENTS": "7"}
+    assert bound_queue_analytics(env) == env == {"GRADIO_ANALYTICS_MAX_EVENTS": "7",
+                                                 "GRADIO_ANALYTICS_CACHE_FREQUENCY": "100"}
+    for name in QUEUE_ANALYTICS_ENV:  # monkeypatch then restores them unset, whatever the app sets
+        monkeypatch.delenv(name, raising=False)
+    app = load_app()
+    assert {name: os.environ.get(name) for name in QUEUE_ANALYTICS_ENV} == QUEUE_ANALYTICS_ENV
+    make_store(tmp_path / "results")
+    demo = app.build_demo(tmp_path / "results", shipped=False)
+    assert (demo._queue.ANALYTICS_MAX_EVENTS, demo._queue.ANAYLTICS_CACHE_FREQUENCY) == (1000, 100)  # Gradio's names
+    monkeypatch.setenv("GRADIO_ANALYTICS_MAX_EVENTS", "7")
+    demo.queue(default_concurrency_limit=app.CONCURRENCY).launch(server_name="127.0.0.1", prevent_thread_lock=True,
+                                                                 quiet=True)
+    try:
+        client = Client(demo.local_url, verbose=False)
+        for _ in range(20):
+            client.predict("cogscale_paper", api_name="/reproduction_plot")
+        queue = demo._queue
+        assert queue.events_recorded == 20 and len(queue.event_analytics) == 7  # the log stops growing
+        assert queue.event_count_at_last_cache == 0  # not summarised once in 20 requests (Gradio's default: 20 times)
+    finally:
+        demo.close()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rote_hf.results.published import paper_rows
-from rote_hf.zoo.display import DISPLAY_NAMES, PUBLISHED_ALIASES, display_name, variant
+from rote_hf.zoo.display import DISPLAY_NAMES, PUBLISHED_ALIASES, display_name, published_display_name, variant
 from rote_hf.zoo.registry import names
 
 
@@ -21,6 +21,14 @@ def test_registry_and_published_names_meet_on_one_name():
     assert {display_name(m) for m in published} <= set(DISPLAY_NAMES.values())
     # names that are not architectures of ours pass through unchanged
     assert display_name("MyNet") == "MyNet" and display_name("openai/gpt-4o") == "openai/gpt-4o"
+
+
+def test_a_published_name_is_read_in_its_papers_terms():
+    # ROTE's Transformer is its encoder-decoder (our transformer-ed); CogScale's decoder stays the decoder
+    assert [published_display_name("Transformer", s) for s in ("rote", "rote_matched", "cogscale", None)] == [
+        "TransformerEncDec", "TransformerEncDec", "Transformer", "Transformer"]
+    assert published_display_name("TransformerDecoder", "cogscale") == "Transformer"
+    assert published_display_name("GRU", "rote") == "GRU" and published_display_name("MyNet", "rote") == "MyNet"
 
 
 def test_variant_says_what_distinguishes_a_model_within_its_architecture():
