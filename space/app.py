@@ -44,6 +44,8 @@ from rote_hf.leaderboard.serving import BoardService, bound_queue_analytics  # n
 from rote_hf.leaderboard.source import REPO_NOTICE  # noqa: E402
 from rote_hf.leaderboard.tabs import BoardTab, board_tabs  # noqa: E402
 
+bound_queue_analytics()  # before any gr.Blocks: Gradio's request log would cost more per request served
+
 SCHEMA_HELP = """Upload a `.json` (a list of row objects), `.jsonl` or `.parquet` file of result rows
 (the columns of `rote_hf.results.COLUMNS`; at least `run_id`, `suite`, `task`, `model`).
 At most {mb:.0f} MiB; no pickle. Every row is checked against its suite's schema before any is
@@ -119,7 +121,6 @@ def draw_tab(tab: BoardTab, choices: dict) -> tuple[dict, gr.Button, dict]:
 
 #: Requests served at once (each only filters what the first visitor's request computed).
 CONCURRENCY = 8
-bound_queue_analytics()  # before any gr.Blocks: Gradio's request log would cost more per request served
 #: LLM queries Gradio hands on at once: rote_hf.llm's fair queue runs 8 of them (one per user) and
 #: refuses at once a user's query beyond one running and two waiting, so no user holds these for others.
 LLM_QUERY_EVENTS = 16
