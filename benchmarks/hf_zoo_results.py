@@ -155,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plot", default=str(ROOT / "docs" / "hf_zoo.png"), help="PNG to write")
     args = parser.parse_args(argv)
 
+    from reproduction_report import replace_block  # the sibling script's marker splice (benchmarks/ is on sys.path)
+
     from rote_hf.files import write_atomic
     from rote_hf.results.shipped import shipped_frame, shipped_provenance
 
@@ -165,9 +167,7 @@ def main(argv: list[str] | None = None) -> int:
     page = doc.read_text()
     if BEGIN not in page or END not in page:
         raise SystemExit(f"{doc} has no {BEGIN} ... {END} markers")
-    head, rest = page.split(BEGIN, 1)
-    tail = rest.split(END, 1)[1]
-    write_atomic(doc, f"{head}{BEGIN}\n{text}{END}{tail}".encode(), mode=0o644)
+    write_atomic(doc, replace_block(page, BEGIN, END, text).encode(), mode=0o644)
     print(f"wrote {doc} and {args.plot}: {summary['model'].nunique()} models, {scores['task'].nunique()} tasks")
     return 0
 

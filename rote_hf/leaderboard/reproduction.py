@@ -15,9 +15,8 @@ import math
 from typing import Any
 
 from rote_hf.boards.tables import ALL
-from rote_hf.results.aggregate import reproduction_report
 from rote_hf.results import rote_reproduction as rote
-from rote_hf.results.aggregate import REPRODUCTION_MODEL_NAMES
+from rote_hf.results.aggregate import REPRODUCTION_MODEL_NAMES, reproduction_report
 from rote_hf.results.reproduction import cells, fraction_text, headline, rules_text, summary, worst
 from rote_hf.results.shipped import with_shipped_failures
 
