@@ -21,6 +21,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -44,6 +45,7 @@ from rote_hf.leaderboard.serving import BoardService, bound_queue_analytics  # n
 from rote_hf.leaderboard.source import REPO_NOTICE  # noqa: E402
 from rote_hf.leaderboard.tabs import BoardTab, board_tabs  # noqa: E402
 
+LOG = logging.getLogger("rote_hf.leaderboard")
 bound_queue_analytics()  # before any gr.Blocks: Gradio's request log would cost more per request served
 
 SCHEMA_HELP = """Upload a `.json` (a list of row objects), `.jsonl` or `.parquet` file of result rows
@@ -144,6 +146,7 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
         event = None
         for step in tab.steps:
             def handler(*values, step=step):
+                started = time.thread_time_ns()
                 # the last value is the "show unverified" toggle (off when a caller leaves it out)
                 show = bool(values[len(step.inputs)]) if len(values) > len(step.inputs) else False
                 values = values[:len(step.inputs)]
@@ -151,6 +154,8 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
                 shown, warnings = tab.run(step, snap, dict(zip(step.inputs, values)))
                 for warning in warnings:
                     gr.Warning(warning)
+                # the board's own cost (this thread's CPU; Gradio's encoding of the answer comes after)
+                LOG.debug("served /%s in %.6f CPU-s", step.api_name, (time.thread_time_ns() - started) / 1e9)
                 return shown if len(step.outputs) > 1 else shown[0]
             # the API lists each parameter by its control's name (gradio_client keyword arguments)
             handler.__signature__ = inspect.Signature(
@@ -275,7 +280,7 @@ def build_demo(results: str | os.PathLike = "results", *, shipped: bool = True,
             for tab in tabs:
                 tab.first_view(snap)
         except Exception:  # noqa: BLE001 -- a visitor's request computes (and reports) it again
-            logging.getLogger("rote_hf.leaderboard").exception("warming the boards failed")
+            LOG.exception("warming the boards failed")
 
     threading.Thread(target=warm, name="warm-boards", daemon=True).start()
     return demo
