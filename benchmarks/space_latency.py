@@ -206,9 +206,9 @@ def endpoint_tables(apps: list[tuple[int, object, Path]], repeats: int, show_unv
     """Per app (``(pid, client, log)``), endpoint and click: the first call's app CPU, then over
     ``repeats`` more calls the mean app CPU, that mean less the idle loop's share (:func:`idle_rate`
     x the mean wall time: the request's own cost), the median app CPU of a call, the median of the
-    board's own cost (the handler's thread CPU, from the app's log) and the median wall time. The calls go in ``rounds`` blocks, the apps' blocks interleaved
-    in turn (A B, then B A, ...): every app is measured under the same load of the machine and
-    after the same number of requests."""
+    board's own cost (the handler's thread CPU, from the app's log) and the median wall time. The
+    calls go in ``rounds`` blocks, the apps' blocks interleaved in turn (A B, then B A, ...): every
+    app is measured under the same load of the machine and after the same number of requests."""
     rates = [idle_rate(pid) for pid, _, _ in apps]
     ends = [log.stat().st_size for _, _, log in apps]
     out: list[dict[str, dict[str, float]]] = [{} for _ in apps]
