@@ -100,7 +100,7 @@ def _reproduction(args: argparse.Namespace) -> int:
         print("our rows: shipped with the package (rote_hf/results/ours/cogscale_paper.parquet)")
         ours = with_shipped_failures(ours)  # the strict rule counts the groups of the runs that diverged
     report = reproduction_report(ours)
-    print(text_report(report, cells(ours), provenance, k=args.worst, pairs=paired_runs(ours)))
+    print(text_report(report, cells(ours), provenance, k=args.worst, pairs=paired_runs(ours), ours=ours))
     return 0
 
 

@@ -23,7 +23,7 @@ from rote_hf.results.shipped import (
 from rote_hf.results.store import ResultStore
 from rote_hf.suites import get_suite
 from rote_hf.suites.base import RunSpec
-from rote_hf.train.config import SweepConfig, expand
+from rote_hf.train.config import PUBLISHED_LR, SweepConfig, expand, select
 
 
 def default_config_path(name: str = "cogscale_paper") -> Path:
@@ -121,6 +121,7 @@ def export_reproduction(results: str | os.PathLike, *, config: str | os.PathLike
         "runs_failed": len(failed),
         "runs_left": len(specs) - n - len(failed),
         "runs_by_model_difficulty": dict(sorted(by_cell.items())),
+        "phase_a": phase_a_counts(specs, ok_ids | set(failed)),
         "git_commits": sorted(set(table.column("git_commit").to_pylist())),
         "package_versions": sorted(set(table.column("package_version").to_pylist())),
         "devices": sorted(set(table.column("device").to_pylist())),
@@ -157,6 +158,24 @@ def cell_key(spec: RunSpec) -> str:
     return f"{spec.model['name']}-{part}"
 
 
+def phase_a_counts(specs: list[RunSpec], finished: set[str]) -> dict[str, dict[str, int]]:
+    """Phase A of a CogScale sweep (each cell at the learning rate the published table chose,
+    ``train.py --only lr=published``), per ``<model>-<difficulty>-<budget>``: its ``cells`` (one per
+    task), the ``cells_complete`` whose every seed is ``finished`` (ok or failed: a failed run is
+    not retried), and its ``runs`` and ``runs_finished``. Empty for other suites and for the ESN,
+    which has no learning rate."""
+    if not specs or specs[0].suite != "cogscale":
+        return {}
+    cells: dict[str, dict[str, list[bool]]] = {}
+    for spec in select(specs, [f"lr={PUBLISHED_LR}"]):
+        unit = get_suite(spec.suite)
+        key = f"{spec.model['name']}-{spec.task_params['difficulty']}-{unit.budget(spec.model)}"
+        cells.setdefault(key, {}).setdefault(spec.task, []).append(spec.run_id in finished)
+    return {key: {"cells": len(by_task), "cells_complete": sum(all(d) for d in by_task.values()),
+                  "runs": sum(map(len, by_task.values())), "runs_finished": sum(map(sum, by_task.values()))}
+            for key, by_task in sorted(cells.items())}
+
+
 FAILED_KEYS = ("suite", "task", "model", "config", "budget", "learning_rate", "data_seed")
 """Columns of a failed run that the provenance JSON records beside its run id and error, so that a
 reader can put the failure in its group without the sweep config (the Space has none)."""
@@ -171,4 +190,4 @@ def failed_entry(spec: RunSpec, error: str) -> dict[str, Any]:
     return {"run_id": spec.run_id, "error": error, **{k: columns.get(k) for k in FAILED_KEYS}}
 
 
-__all__ = ["FAILED_KEYS", "cell_key", "default_config_path", "export_reproduction", "failed_entry"]
+__all__ = ["FAILED_KEYS", "cell_key", "default_config_path", "export_reproduction", "failed_entry", "phase_a_counts"]

@@ -269,6 +269,47 @@ def cost_table(ours):
             .reset_index(drop=True))
 
 
+def phase_a_table(provenance: dict | None, cost):
+    """Phase A's progress (each cell at the learning rate the published table chose) per (model,
+    difficulty, budget), from the export's ``phase_a`` counts: ``cells``, ``complete`` (every seed
+    finished), ``runs_left``, ``mean_s``, the mean CPU-seconds per finished run of that model,
+    difficulty and budget (any learning rate; :func:`cost_table`), and ``left_h``, the CPU-hours
+    left at that mean (NaN where no such run has finished yet: nothing measured to go by). The mean,
+    not the median, since the hours left are a sum."""
+    import pandas as pd
+
+    columns = ["model", "difficulty", "budget", "cells", "complete", "runs_left", "mean_s", "left_h"]
+    counts = (provenance or {}).get("phase_a") or {}
+    if not counts:
+        return pd.DataFrame(columns=columns)
+    mean = {} if cost is None or not len(cost) else {
+        (r.model, r.difficulty, r.budget): r.total_h * 3600 / r.runs for r in cost.itertuples()}
+    out = []
+    for key, c in counts.items():
+        model, difficulty, budget = key.rsplit("-", 2)
+        left = c["runs"] - c["runs_finished"]
+        m = mean.get((model, difficulty, budget), math.nan)
+        out.append({"model": model, "difficulty": difficulty, "budget": budget, "cells": c["cells"],
+                    "complete": c["cells_complete"], "runs_left": left, "mean_s": m, "left_h": left * m / 3600})
+    out = pd.DataFrame(out, columns=columns)
+    return (out.assign(_size=out["budget"].map(budget_value)).sort_values(["difficulty", "model", "_size"])[columns]
+            .reset_index(drop=True))
+
+
+def phase_a_text(table) -> str:
+    """One sentence on Phase A: cells complete, runs left and the CPU-hours they cost at the measured
+    means (with the runs that have no measured cost yet said apart)."""
+    unknown = table[table["left_h"].isna() & (table["runs_left"] > 0)]
+    known = table[table["left_h"].notna()]
+    text = (f"{int(table['complete'].sum())} of {int(table['cells'].sum())} Phase A cells complete; "
+            f"{int(table['runs_left'].sum()):,} runs left, {int(known['runs_left'].sum()):,} of them costing about "
+            f"{known['left_h'].sum():.1f} CPU-hours at the measured means")
+    if len(unknown):
+        text += (f", {int(unknown['runs_left'].sum()):,} with no measured cost yet (no finished run of their model, "
+                 "difficulty and budget)")
+    return text
+
+
 # -- rendering -----------------------------------------------------------------------------------------
 
 def _fmt(v: Any, digits: int = 3) -> str:
@@ -292,13 +333,18 @@ def fraction_text(h: dict[str, Any]) -> str:
     return "–" if math.isnan(h["fraction"]) else f"{100 * h['fraction']:.1f} % ({h['agree']}/{h['tested']})"
 
 
-def text_report(report, cell_table=None, provenance: dict | None = None, *, k: int = 15, pairs=None) -> str:
-    """The console summary of ``rote-hf results --reproduction`` (plain text)."""
+def text_report(report, cell_table=None, provenance: dict | None = None, *, k: int = 15, pairs=None,
+                ours=None) -> str:
+    """The console summary of ``rote-hf results --reproduction`` (plain text); ``ours``, our rows,
+    prices Phase A's runs left at their measured CPU time."""
     lines = []
     if provenance is not None:
         lines.append(f"runs: {provenance['runs_ok']} ok, {provenance['runs_failed']} failed, "
                      f"{provenance['runs_left']} left of {provenance['runs_expected']} "
                      f"({provenance['config_name']}, sweep {provenance['sweep_hash']})")
+        phase = phase_a_table(provenance, cost_table(ours) if ours is not None else None)
+        if len(phase):
+            lines.append(f"Phase A (each cell at the published learning rate): {phase_a_text(phase)}")
     if not len(report):
         lines.append("no group has runs on both sides yet (no reproduction rows shipped, or none match)")
         return "\n".join(lines)
@@ -341,6 +387,19 @@ def markdown_report(report, cell_table, provenance: dict | None, *, plot: str | 
             model, difficulty = key.rsplit("-", 1)
             lines.append(f"| {model} | {difficulty} | {c['ok']} | {c['failed']} | {c['expected']} |")
         lines.append("")
+        phase = phase_a_table(provenance, cost)
+        if len(phase):
+            open_ = set(phase.loc[phase["complete"] < phase["cells"], "difficulty"])
+            shown = phase[phase["difficulty"].isin(open_)]
+            done = sorted(set(phase["difficulty"]) - open_)
+            lines += ["### Phase A: each cell at the published learning rate", "",
+                      f"**{phase_a_text(phase)}.** A cell is (task, difficulty, budget, model) at the learning rate "
+                      "the published table chose for it (`train.py --only lr=published`); it is complete when its 10 "
+                      "seeds have finished (a diverged run is stored as failed and not retried). `mean_s`: mean "
+                      "CPU-seconds per finished run of that model, difficulty and budget (any learning rate; a fleet "
+                      "member's share of its fleet; the machine was shared); `left_h`: CPU-hours left at that mean."
+                      + (f" Every {' and '.join(done)} cell is complete." if done else ""), "",
+                      md_table(shown, list(shown.columns)), ""]
     else:
         lines += ["**No reproduction rows are shipped yet**; export them with "
                   "`rote-hf results --export-reproduction --results DIR`.", ""]

@@ -205,6 +205,8 @@ def test_export_round_trip(tiny_store, tmp_path):
     assert prov["constant_columns"]["source"] == "ours" and prov["constant_columns"]["verified"] is True
     assert prov["runs_by_model_difficulty"] == {"esn-small": {"expected": 2, "ok": 1, "failed": 1},
                                                 "gru-small": {"expected": 2, "ok": 2, "failed": 0}}
+    # Phase A: GRU's one cell at the published LR (1e-2 for adding_problem small 1k); the ESN has no LR
+    assert prov["phase_a"] == {"gru-small-1k": {"cells": 1, "cells_complete": 1, "runs": 2, "runs_finished": 2}}
     assert shipped_provenance(directory=tmp_path / "a") == prov
     shipped = shipped_table(directory=tmp_path / "a").to_pandas()
     stored = load(results, decode_json=False)
@@ -262,6 +264,8 @@ def test_cli_export_and_reproduction(tiny_store, tmp_path):
     shipped = run_cli("results", "--reproduction")
     assert shipped.returncode == 0
     assert ("headline" in shipped.stdout) == (shipped_provenance() is not None)
+    assert ("Phase A (each cell at the published learning rate):" in shipped.stdout) == bool(
+        (shipped_provenance() or {}).get("phase_a"))
     for args, message in ((("--export-reproduction",), "needs --results DIR"),
                           (("--reproduction", "--results", str(tmp_path / "missing")), "results folder not found"),
                           (("--reproduction", "--worst", "-1"), "--worst must be >= 0"),
@@ -342,6 +346,41 @@ def test_cost_table_sums_the_runs_time(tiny_store, tmp_path):
         times = ours[(ours["model"] == rec.model) & (ours["budget"] == rec.budget)]["train_time_s"]
         assert rec.total_h == pytest.approx(times.sum() / 3600) and rec.median_s == pytest.approx(times.median())
     assert len(cost_table(ours.iloc[:0])) == 0
+
+
+def test_phase_a_progress_is_priced_at_the_measured_mean(tmp_path):
+    from rote_hf.reports.export import phase_a_counts
+    from rote_hf.results.reproduction import markdown_report, phase_a_table, phase_a_text
+    from rote_hf.train.config import SweepConfig, expand
+
+    config = tmp_path / "cogscale_paper.yaml"  # GRU 1k at 1e-2: the published choice for both small tasks
+    config.write_text(TINY.replace("seeds: [0, 1]", "seeds: [0, 1, 2]").replace("[adding_problem]",
+                                                                                "[adding_problem, simple_copy]"))
+    specs = expand(SweepConfig.from_yaml(config))
+    adding = {s.run_id for s in specs if s.model["name"] == "gru" and s.task == "adding_problem"}
+    copy = [s.run_id for s in specs if s.model["name"] == "gru" and s.task == "simple_copy"]
+    assert phase_a_counts(specs, adding | {copy[0]}) == {
+        "gru-small-1k": {"cells": 2, "cells_complete": 1, "runs": 6, "runs_finished": 4}}
+    prov = {"phase_a": {"gru-medium-1k": {"cells": 14, "cells_complete": 4, "runs": 140, "runs_finished": 50},
+                        "gru-medium-100k": {"cells": 14, "cells_complete": 0, "runs": 140, "runs_finished": 0},
+                        "gru-small-1k": {"cells": 14, "cells_complete": 14, "runs": 140, "runs_finished": 140}}}
+    cost = pd.DataFrame({"model": ["gru", "gru"], "difficulty": ["medium", "small"], "budget": ["1k", "1k"],
+                         "runs": [50, 140], "median_s": [1.0, 1.0], "total_h": [0.5, 1.0]})
+    table = phase_a_table(prov, cost)
+    assert table[["difficulty", "budget", "complete", "runs_left"]].values.tolist() == [
+        ["medium", "1k", 4, 90], ["medium", "100k", 0, 140], ["small", "1k", 14, 0]]
+    assert table["mean_s"].iloc[0] == pytest.approx(36.0) and table["left_h"].iloc[0] == pytest.approx(0.9)
+    assert math.isnan(table["left_h"].iloc[1])  # no GRU medium 100k run finished: no cost to go by
+    assert phase_a_text(table) == ("18 of 42 Phase A cells complete; 230 runs left, 90 of them costing about 0.9 "
+                                   "CPU-hours at the measured means, 140 with no measured cost yet (no finished run "
+                                   "of their model, difficulty and budget)")
+    page = markdown_report(pd.DataFrame(), None, {**prov, "runs_ok": 1, "runs_failed": 0, "runs_left": 1,
+                                                  "runs_expected": 2, "config_name": "c", "sweep_hash": "h",
+                                                  "git_commits": [], "first_timestamp": "t0", "last_timestamp": "t1",
+                                                  "command": "x", "runs_by_model_difficulty": {}}, cost=cost)
+    assert "| gru | medium | 100k | 14 | 0 | 140 | – | – |" in page and "Every small cell is complete." in page
+    assert "| gru | small |" not in page.split("Phase A")[1]
+    assert phase_a_table(None, cost).empty and phase_a_table({"phase_a": {}}, None).empty
 
 
 def test_an_export_keeps_the_failures_listed_before(tiny_store, tmp_path):

@@ -150,6 +150,7 @@ def test_a_rote_sweep_exports_and_ships(tmp_path):
     assert (prov["runs_expected"], prov["runs_ok"], prov["runs_failed"], prov["runs_left"]) == (4, 3, 1, 0)
     assert prov["runs_by_model_difficulty"] == {"gru-n4": {"expected": 2, "ok": 2, "failed": 0},
                                                 "transformer-ed-n4": {"expected": 2, "ok": 1, "failed": 1}}
+    assert prov["phase_a"] == {}  # ROTE has no published learning-rate choice
     assert prov["failed"] == [{"run_id": specs[3].run_id, "error": "killed", "suite": "rote", "task": "n4-c30",
                                "model": "transformer-ed", "config": "s0", "budget": "", "learning_rate": 3e-4,
                                "data_seed": 0}]
