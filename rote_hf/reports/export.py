@@ -166,9 +166,9 @@ def phase_a_counts(specs: list[RunSpec], finished: set[str]) -> dict[str, dict[s
     which has no learning rate."""
     if not specs or specs[0].suite != "cogscale":
         return {}
+    unit = get_suite("cogscale")
     cells: dict[str, dict[str, list[bool]]] = {}
     for spec in select(specs, [f"lr={PUBLISHED_LR}"]):
-        unit = get_suite(spec.suite)
         key = f"{spec.model['name']}-{spec.task_params['difficulty']}-{unit.budget(spec.model)}"
         cells.setdefault(key, {}).setdefault(spec.task, []).append(spec.run_id in finished)
     return {key: {"cells": len(by_task), "cells_complete": sum(all(d) for d in by_task.values()),
