@@ -60,4 +60,29 @@ def write_atomic(path: str | os.PathLike, content: bytes | Callable[[str], objec
     return path
 
 
-__all__ = ["current_umask", "write_atomic"]
+def create_once(path: str | os.PathLike, content: bytes, *, mode: int = 0o600) -> bytes:
+    """Create ``path`` holding ``content`` unless it exists, and return the bytes it holds either way.
+
+    The bytes go into a temporary file beside it that is then hard-linked to ``path`` (``os.link``
+    fails when the target exists), so ``path`` appears whole: a process or thread that loses the
+    race to create it reads the winner's complete bytes, never an empty or half-written file.
+    """
+    if not isinstance(content, (bytes, bytearray)):
+        raise TypeError(f"content must be bytes, got {type(content).__name__}")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(content)
+        os.chmod(tmp, mode)
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            return path.read_bytes()
+        return bytes(content)
+    finally:
+        os.unlink(tmp)
+
+
+__all__ = ["create_once", "current_umask", "write_atomic"]

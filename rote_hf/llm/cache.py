@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from rote_hf.files import write_atomic
+from rote_hf.files import create_once, write_atomic
 from rote_hf.results.provenance import utc_timestamp
 
 CACHE_FILE = "replies.jsonl"
@@ -157,19 +157,12 @@ class ReplyCache:
         return self._secret
 
     def _secret_file(self) -> bytes:
+        # created whole or read whole: visitors' threads and processes may race to make it
         path = self.root / SECRET_FILE
-        self.root.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            data = path.read_bytes()
-            if len(data) >= 16:
-                return data
+        data = create_once(path, os.urandom(32), mode=0o600)
+        if len(data) < 16:
             raise ValueError(f"{path} holds {len(data)} bytes; delete it (a new secret is made) or set "
-                             f"${SECRET_ENV}") from None
-        data = os.urandom(32)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
+                             f"${SECRET_ENV}")
         return data
 
     def get(self, identity: Identity | str, messages: Sequence[Mapping[str, str]]) -> str | None:

@@ -190,6 +190,7 @@ def test_a_quick_query_finishes_while_two_slow_ones_run(online, tmp_path):
         for t in threads:
             t.start()
         while len(slow_a.requests) + len(slow_b.requests) < 2:  # both slow queries are running
+            assert time.monotonic() - t0 < 10 and all(t.is_alive() for t in threads), "a slow visit never asked"
             time.sleep(0.01)
         visit("c", quick.base_url)
         for t in threads:
