@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -37,26 +38,11 @@ def write_atomic(path: str | os.PathLike, content: bytes | Callable[[str], objec
     (default: an ordinary file's, ``0o666`` less the umask; ``mkstemp`` alone would give ``0o600``).
     ``fsync`` flushes the bytes to disk before the rename (a record that must survive a power cut).
     """
-    data = isinstance(content, (bytes, bytearray, memoryview))
-    if not data and not callable(content):
+    if not isinstance(content, (bytes, bytearray, memoryview)) and not callable(content):
         raise TypeError(f"content must be bytes or a function of the file's path, got {type(content).__name__}")
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            if data:
-                fh.write(content)
-        if not data:
-            content(tmp)  # after the close: the function opens the path itself
-        if fsync:
-            with open(tmp, "rb") as fh:
-                os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~current_umask() if mode is None else mode)
+    with _temp_beside(path, content, 0o666 & ~current_umask() if mode is None else mode, fsync) as tmp:
         os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
     return path
 
 
@@ -70,19 +56,34 @@ def create_once(path: str | os.PathLike, content: bytes, *, mode: int = 0o600) -
     if not isinstance(content, (bytes, bytearray)):
         raise TypeError(f"content must be bytes, got {type(content).__name__}")
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(content)
-        os.chmod(tmp, mode)
+    with _temp_beside(path, content, mode, False) as tmp:
         try:
             os.link(tmp, path)
         except FileExistsError:
             return path.read_bytes()
-        return bytes(content)
+    return bytes(content)
+
+
+@contextmanager
+def _temp_beside(path: Path, content: bytes | Callable[[str], object], mode: int, fsync: bool) -> Iterator[str]:
+    """A ``.tmp-*`` file in ``path``'s folder (created) holding ``content`` with ``mode``; removed on exit
+    unless the body moved it away."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            if not callable(content):
+                fh.write(content)
+        if callable(content):
+            content(tmp)  # after the close: the function opens the path itself
+        if fsync:
+            with open(tmp, "rb") as fh:
+                os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        yield tmp
     finally:
-        os.unlink(tmp)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 __all__ = ["create_once", "current_umask", "write_atomic"]
