@@ -279,6 +279,28 @@ class _EpochLosses:
         return (self.total / self.steps).cpu().tolist(), errors
 
 
+def _end_epoch(t0: float, active: list[int], leaving: list[int], member_time: list[float], opt: Any,
+               tensors: tuple[Any, ...], device: Any) -> tuple[list[int], tuple[Any, ...]]:
+    """Close one fleet epoch: charge its wall time (seconds since ``t0``) equally to the active
+    members, then drop the ``leaving`` stack positions from the optimiser and from each
+    member-stacked tensor (leading dim K). Returns the still-active member ids (empty when all
+    left) and the narrowed tensors."""
+    share = (time.perf_counter() - t0) / len(active)
+    for i in active:
+        member_time[i] += share
+    if not leaving:
+        return active, tensors
+    gone = set(leaving)
+    keep = [pos for pos in range(len(active)) if pos not in gone]
+    if not keep:
+        return [], tensors
+    import torch
+
+    opt.select(keep)
+    index = torch.as_tensor(keep, dtype=torch.long, device=device)
+    return [active[pos] for pos in keep], tuple(a.index_select(0, index) for a in tensors)
+
+
 def fit_cogscale_fleet(build_model: Callable[[], Any], members: Sequence[CogScaleMember], *,
                        device: Any = "cpu") -> list[Any]:
     """Fit every member under the CogScale protocol as one fleet; one outcome per member, in order.
@@ -357,17 +379,9 @@ def fit_cogscale_fleet(build_model: Callable[[], Any], members: Sequence[CogScal
             if (first.patience > 0 and bad[i] >= first.patience) or epoch == first.max_epochs:
                 final_state[i] = fleet.state(pos)
                 leaving.append(pos)
-        share = (time.perf_counter() - t0) / len(active)
-        for i in active:
-            member_time[i] += share
-        if leaving:
-            keep = [pos for pos in range(len(active)) if pos not in set(leaving)]
-            active = [active[pos] for pos in keep]
-            if not active:
-                break
-            opt.select(keep)
-            index = torch.as_tensor(keep, dtype=torch.long, device=device)
-            X, Y, T, Xv = (a.index_select(0, index) for a in (X, Y, T, Xv))
+        active, (X, Y, T, Xv) = _end_epoch(t0, active, leaving, member_time, opt, (X, Y, T, Xv), device)
+        if not active:
+            break
     t0 = time.perf_counter()
     done = [i for i in range(K) if failed[i] is None]
     states = {i: best_state[i] if members[i].protocol.patience > 0 and best_state[i] is not None else final_state[i]
@@ -574,17 +588,9 @@ def fit_rote_fleet(build_model: Callable[[], Any], members: Sequence[RoteMember]
                 if best_state[i] is None:
                     best_state[i] = fleet.state(pos)
                 leaving.append(pos)
-        share = (time.perf_counter() - t0) / len(active)
-        for i in active:
-            member_time[i] += share
-        if leaving:
-            keep = [pos for pos in range(len(active)) if pos not in set(leaving)]
-            active = [active[pos] for pos in keep]
-            if not active:
-                break
-            opt.select(keep)
-            index = torch.as_tensor(keep, dtype=torch.long, device=device)
-            X, Y, Xv, Yv = (a.index_select(0, index) for a in (X, Y, Xv, Yv))
+        active, (X, Y, Xv, Yv) = _end_epoch(t0, active, leaving, member_time, opt, (X, Y, Xv, Yv), device)
+        if not active:
+            break
     outcomes: list[Any] = []
     for i, (m, model) in enumerate(zip(members, models)):
         if failed[i] is not None:
