@@ -17,7 +17,8 @@ in its process, on ``cuda:{local_rank % gpus}`` when CUDA is present (docs/gpu.m
 above (the script uses ``Accelerator(cpu=True)`` when no GPU is present) and pass ``--processes``
 so that a wrong launch is refused. Re-running the same command resumes: finished runs are
 skipped, failed runs are kept as failed unless ``--retry-failed``; the runs of a config whose
-rows ship with the package (``cogscale_paper``) count as finished unless ``--rerun-shipped``.
+rows ship with the package (``cogscale_paper``) count as finished unless ``--rerun-shipped``, and
+those it ships as failed stay failed unless ``--retry-failed``.
 ``--only difficulty=small`` (repeatable; fields task, model, budget, difficulty, run) trains a
 part of a sweep, with the same run ids. ``--mixed_precision`` other than ``no`` is refused:
 every fit runs in float32.
@@ -124,7 +125,7 @@ def train(args: argparse.Namespace) -> int:
         if value is None and os.environ.get("RANK", "0") == "0":
             print(f"train.py: no --config given: running the default, {DEFAULT_LABEL} ({path})", flush=True)
         configs.append(config)
-        specs += selected if args.rerun_shipped else skip_shipped(selected, config.name)
+        specs += selected if args.rerun_shipped else skip_shipped(selected, config.name, retry_failed=args.retry_failed)
     requested = args.processes or (int(os.environ["WORLD_SIZE"]) if "WORLD_SIZE" in os.environ else None)
     accelerator = make_accelerator(collective_timeout=args.collective_timeout)  # ValueError: exit 2
     make_results_folder(args.results)  # after every check of the input: bad input writes nothing
@@ -149,20 +150,24 @@ def train(args: argparse.Namespace) -> int:
     return 0
 
 
-def skip_shipped(specs: list, config_name: str) -> list:
-    """``specs`` less the runs whose rows ship with the package for config ``config_name``
-    (:mod:`rote_hf.results.shipped`): on a new machine a resumed reproduction sweep trains only
-    what is missing, and ``rote-hf results --export-reproduction`` adds the new rows to the shipped ones."""
-    from rote_hf.results.shipped import SHIPPED_CONFIGS, SHIPPED_DIR, shipped_run_ids
+def skip_shipped(specs: list, config_name: str, *, retry_failed: bool = False) -> list:
+    """``specs`` less the runs that ship with the package for config ``config_name``
+    (:mod:`rote_hf.results.shipped`): its rows, and the runs its JSON lists as failed unless
+    ``retry_failed`` (as for runs stored as failed). On a new machine a resumed reproduction sweep
+    trains only what is missing, and ``rote-hf results --export-reproduction`` adds the new rows to
+    the shipped ones."""
+    from rote_hf.results.shipped import SHIPPED_CONFIGS, SHIPPED_DIR, shipped_failed_run_ids, shipped_run_ids
 
     if config_name not in SHIPPED_CONFIGS:
         return specs
-    shipped = shipped_run_ids(config_name)
+    failed = set() if retry_failed else shipped_failed_run_ids(config_name)
+    shipped = shipped_run_ids(config_name) | failed
     todo = [s for s in specs if s.run_id not in shipped]
     if len(todo) < len(specs) and os.environ.get("RANK", "0") == "0":
+        n_failed = sum(s.run_id in failed for s in specs)
         print(f"train.py: {len(specs) - len(todo)} of these {len(specs)} runs ship with the package "
-              f"({SHIPPED_DIR / config_name}.parquet) and count as finished (--rerun-shipped trains them again)",
-              flush=True)
+              f"({SHIPPED_DIR / config_name}.parquet) and count as finished, {n_failed} of them as failed "
+              "(--retry-failed trains the failed ones again, --rerun-shipped all of them)", flush=True)
     return todo
 
 

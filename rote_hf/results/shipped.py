@@ -98,6 +98,12 @@ def shipped_run_ids(name: str = "cogscale_paper", *, directory: str | os.PathLik
     return set(shipped_table(name, directory=directory).column("run_id").to_pylist())
 
 
+def shipped_failed_run_ids(name: str = "cogscale_paper", *, directory: str | os.PathLike | None = None) -> set[str]:
+    """Run ids that shipped config ``name`` lists as failed (a resumed sweep keeps them failed unless
+    it retries failed runs)."""
+    return {entry["run_id"] for entry in (shipped_provenance(name, directory=directory) or {}).get("failed", [])}
+
+
 def shipped_frame(name: str | None = None, *, directory: str | os.PathLike | None = None):
     """Shipped rows as a pandas DataFrame, JSON columns as text (``name=None``: every shipped config)."""
     import pyarrow as pa

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from rote_hf.results.shipped import shipped_provenance, shipped_run_ids
+from rote_hf.results.shipped import shipped_failed_run_ids, shipped_provenance, shipped_run_ids
 from rote_hf.train.config import SweepConfig, expand, select, spec_field
 from tests.helpers import REPO_ROOT
 from tests.train.test_train_script import _train_module
@@ -63,8 +63,14 @@ def test_shipped_runs_count_as_finished(paper_specs):
     shipped = shipped_run_ids("cogscale_paper")
     prov = shipped_provenance()
     assert len(shipped) == (prov["runs_ok"] if prov else 0)
+    failed = shipped_failed_run_ids("cogscale_paper")
+    assert len(failed) == len(prov["failed"]) > 0 and not failed & shipped
     todo = train.skip_shipped(paper_specs, "cogscale_paper")
-    assert len(todo) == len(paper_specs) - len(shipped) and not {s.run_id for s in todo} & shipped
+    assert len(todo) == len(paper_specs) - len(shipped) - len(failed)
+    assert not {s.run_id for s in todo} & (shipped | failed)
+    # the runs shipped as failed stay failed unless retried, as runs stored as failed do
+    retried = {s.run_id for s in train.skip_shipped(paper_specs, "cogscale_paper", retry_failed=True)}
+    assert retried - {s.run_id for s in todo} == failed
     assert train.skip_shipped(paper_specs, "another_name") == paper_specs  # only the shipped config's own runs
 
 
