@@ -179,6 +179,7 @@ def test_llm_query_runs_the_evaluation_against_a_loopback_server(client, app):
     import threading
 
     from rote_hf.llm import make_responder, make_server
+    from rote_hf.results import ResultStore
 
     server = make_server(make_responder("difference"))
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -200,6 +201,16 @@ def test_llm_query_runs_the_evaluation_against_a_loopback_server(client, app):
         server.shutdown()
     stored = [f for f in (app.results / "runs").glob("*.parquet")]
     assert any("difference" in f.name for f in stored)
+    # the tab's rows are marked as the visitor's: submitted, unverified, off the 'ours' board
+    visitors = [r for r in ResultStore(app.results).rows() if r.model == "difference"]
+    assert len(visitors) == 4  # the three strata and 'all'
+    assert {(r.source, r.verified, r.run_id.startswith("submitted-")) for r in visitors} == {("submitted", False, True)}
+    assert {r.settings["submission"] for r in visitors} == {"llm-query tab"}
+    rows = table(client.predict(ALL, "difference", "submitted", "accuracy", True, api_name="/llm_board"))
+    assert len(rows) == 4 and {(r["source"], r["verified"]) for r in rows} == {("submitted", "unverified (submitted)")}
+    assert table(client.predict(ALL, ALL, "ours", "accuracy", api_name="/llm_board"))[0]["model"] == "tiny-llm"
+    assert "difference" not in {r["model"] for r in table(client.predict(ALL, ALL, "ours", "accuracy",
+                                                                         api_name="/llm_board"))}
 
 
 # -- issue 12 items 1-4 and issue 14 item 12 through the running app ------------------------------------
@@ -307,20 +318,6 @@ def test_a_quick_llm_query_is_not_held_up_by_two_slow_ones(app):
     assert msg.startswith("Queried 3 sequences (1 per stratum) from quick: 3 asked"), msg
     assert elapsed < 3 and slow_done == [False, False], (elapsed, slow_done)
     assert all(r[0].startswith("Queried 3 sequences (1 per stratum) from slow") for r in results)
-
-
-def test_llm_tab_rows_are_marked_as_the_visitors(client, app):
-    from rote_hf.results import ResultStore
-
-    visitors = [r for r in ResultStore(app.results).rows() if r.model == "difference"]
-    assert len(visitors) == 4  # the three strata and 'all', from the loopback test above
-    assert {(r.source, r.verified, r.run_id.startswith("submitted-")) for r in visitors} == {("submitted", False, True)}
-    assert {r.settings["submission"] for r in visitors} == {"llm-query tab"}
-    rows = table(client.predict(ALL, "difference", "submitted", "accuracy", True, api_name="/llm_board"))
-    assert len(rows) == 4 and {(r["source"], r["verified"]) for r in rows} == {("submitted", "unverified (submitted)")}
-    assert table(client.predict(ALL, ALL, "ours", "accuracy", api_name="/llm_board"))[0]["model"] == "tiny-llm"
-    assert "difference" not in {r["model"] for r in table(client.predict(ALL, ALL, "ours", "accuracy",
-                                                                         api_name="/llm_board"))}
 
 
 def test_a_malformed_stored_row_never_breaks_the_app(client, app):
